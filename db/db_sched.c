@@ -1,0 +1,592 @@
+/*
+ * db_sched.c - the scheduler's statements (see db_sched.h for the budget).
+ *
+ * Variable-length batches (reported results, claims) travel as one JSON
+ * parameter expanded by JSON_TABLE on the server, so each batch is a single
+ * prepared statement whatever its size, and no SQL text depends on data.
+ */
+#include "db_sched.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+#include "db_slots.h"
+
+/* ---- a small JSON writer for statement parameters ---- */
+
+struct jbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+};
+
+static void jb_put(struct jbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        char *q;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void jb_str(struct jbuf *b, const char *s)
+{
+    jb_put(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            char e[2] = { '\\', (char)ch };
+            jb_put(b, e, 2);
+        } else if (ch < 0x20) {
+            char e[8];
+            snprintf(e, sizeof e, "\\u%04x", ch);
+            jb_put(b, e, 6);
+        } else {
+            jb_put(b, (const char *)&ch, 1);
+        }
+    }
+    jb_put(b, "\"", 1);
+}
+
+static void jb_num(struct jbuf *b, double d)
+{
+    char t[40];
+    int n;
+    if (!isfinite(d))
+        d = 0;
+    n = snprintf(t, sizeof t, "%.17g", d);
+    jb_put(b, t, (size_t)n);
+}
+
+static void jb_int(struct jbuf *b, long long v)
+{
+    char t[24];
+    int n = snprintf(t, sizeof t, "%lld", v);
+    jb_put(b, t, (size_t)n);
+}
+
+/* ---- authentication ---- */
+
+struct auth_ctx {
+    struct db_user_row *user;
+    struct db_host_row *host;
+    struct db_hav_row *havs;
+    int max_havs, *nhavs;
+    struct db_user_row u;
+    struct db_host_row h;
+    struct db_hav_row hv;
+    char hv_null;
+};
+
+static int auth_row(void *vctx)
+{
+    struct auth_ctx *x = vctx;
+    *x->user = x->u;
+    *x->host = x->h;
+    if (x->hv.app_version_id > 0 && *x->nhavs < x->max_havs)
+        x->havs[(*x->nhavs)++] = x->hv;
+    return 0;
+}
+
+int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
+                  struct db_user_row *user, struct db_host_row *host,
+                  struct db_hav_row *havs, int max_havs, int *nhavs)
+{
+    static const char sql[] =
+        "SELECT u.id, u.authenticator, u.name, "
+        "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
+        "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), "
+        "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1) "
+        "FROM user u "
+        "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
+        "LEFT JOIN host_app_version v ON v.host_id = h.id "
+        "WHERE u.auth_hash = ?";
+    struct auth_ctx x;
+    struct db_val params[] = { DBV_INT(hostid), DBV_BIN(auth_hash, 32) };
+    long n;
+    int r;
+
+    memset(&x, 0, sizeof x);
+    x.user = user;
+    x.host = host;
+    x.havs = havs;
+    x.max_havs = max_havs;
+    x.nhavs = nhavs;
+    *nhavs = 0;
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
+            DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
+            DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time),
+            DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
+        };
+        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 11, auth_row, &x, &n,
+                     "look up account and host");
+    }
+    if (r != DB_OK)
+        return r;
+    return n ? DB_OK : DB_NOTFOUND;
+}
+
+int db_host_insert(struct db_conn *c, int userid, int now, int *hostid)
+{
+    static const char sql[] = "INSERT INTO host (create_time, userid, rpc_time) VALUES (?, ?, ?)";
+    struct db_val params[] = { DBV_INT(now), DBV_INT(userid), DBV_INT(now) };
+    char what[64];
+    int r;
+
+    snprintf(what, sizeof what, "create host for [user#%d]", userid);
+    r = db_exec(c, SLOT_HOST_INSERT, sql, params, 3, NULL, what);
+    if (r == DB_OK)
+        *hostid = (int)db_insert_id(c, SLOT_HOST_INSERT);
+    return r;
+}
+
+int db_host_update(struct db_conn *c, const struct db_host_update *h)
+{
+    static const char sql[] =
+        "UPDATE host SET rpc_seqno=?, rpc_time=?, timezone=?, domain_name=?, last_ip_addr=?, "
+        "host_cpid=?, p_ncpus=?, p_vendor=?, p_model=?, p_fpops=?, p_iops=?, p_membw=?, "
+        "os_name=?, os_version=?, m_nbytes=?, m_cache=?, m_swap=?, d_total=?, d_free=?, "
+        "d_boinc_used_total=?, d_boinc_used_project=?, on_frac=?, connected_frac=?, "
+        "active_frac=?, gpu_active_frac=?, n_usable_coprocs=?, gpu_nvidia_count=?, "
+        "gpu_nvidia_peak_flops=?, gpu_ati_count=?, gpu_ati_peak_flops=?, gpu_intel_count=?, "
+        "gpu_intel_peak_flops=?, coprocs=?, duration_correction_factor=?, "
+        "core_client_version=? WHERE id=?";
+    struct db_host_update v = *h;
+    struct db_val params[] = {
+        DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
+        DBV_STR(v.domain_name), DBV_STR(v.last_ip_addr), DBV_STR(v.host_cpid),
+        DBV_INT(v.p_ncpus), DBV_STR(v.p_vendor), DBV_STR(v.p_model),
+        DBV_DBL(v.p_fpops), DBV_DBL(v.p_iops), DBV_DBL(v.p_membw),
+        DBV_STR(v.os_name), DBV_STR(v.os_version),
+        DBV_DBL(v.m_nbytes), DBV_DBL(v.m_cache), DBV_DBL(v.m_swap),
+        DBV_DBL(v.d_total), DBV_DBL(v.d_free),
+        DBV_DBL(v.d_boinc_used_total), DBV_DBL(v.d_boinc_used_project),
+        DBV_DBL(v.on_frac), DBV_DBL(v.connected_frac), DBV_DBL(v.active_frac),
+        DBV_DBL(v.gpu_active_frac), DBV_INT(v.n_usable_coprocs),
+        DBV_INT(v.gpu_nvidia_count), DBV_DBL(v.gpu_nvidia_peak_flops),
+        DBV_INT(v.gpu_ati_count), DBV_DBL(v.gpu_ati_peak_flops),
+        DBV_INT(v.gpu_intel_count), DBV_DBL(v.gpu_intel_peak_flops),
+        DBV_STR(v.coprocs), DBV_DBL(v.duration_correction_factor),
+        DBV_STR(v.core_client_version), DBV_INT(v.id),
+    };
+    char what[64];
+    const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,
+                            &v.p_model, &v.os_name, &v.os_version, &v.coprocs,
+                            &v.core_client_version };
+    size_t i;
+
+    for (i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        if (!*strs[i])
+            *strs[i] = "";
+    /* the DBV_STR entries captured the pointers before the "" fix-up */
+    params[3].p = (void *)v.domain_name;
+    params[4].p = (void *)v.last_ip_addr;
+    params[5].p = (void *)v.host_cpid;
+    params[7].p = (void *)v.p_vendor;
+    params[8].p = (void *)v.p_model;
+    params[12].p = (void *)v.os_name;
+    params[13].p = (void *)v.os_version;
+    params[32].p = (void *)v.coprocs;
+    params[34].p = (void *)v.core_client_version;
+    snprintf(what, sizeof what, "update [host#%d]", h->id);
+    return db_exec(c, SLOT_HOST_UPDATE, sql, params, (int)(sizeof params / sizeof params[0]),
+                   NULL, what);
+}
+
+/* ---- reported results ---- */
+
+struct reported_ctx {
+    struct db_reported_row r;
+    int (*row)(void *ctx, const struct db_reported_row *r);
+    void *ctx;
+};
+
+static int reported_row(void *vctx)
+{
+    struct reported_ctx *x = vctx;
+    return x->row(x->ctx, &x->r);
+}
+
+int db_reported_read(struct db_conn *c, const char *const *names, int n,
+                     int (*row)(void *ctx, const struct db_reported_row *r), void *ctx)
+{
+    static const char sql[] =
+        "SELECT r.id, r.name, r.hostid, r.server_state, r.outcome, r.app_version_id, "
+        "r.flops_estimate, w.rsc_fpops_est "
+        "FROM JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j "
+        "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid";
+    struct jbuf b = { 0 };
+    struct reported_ctx x;
+    int i, r;
+
+    if (n <= 0)
+        return DB_OK;
+    jb_put(&b, "[", 1);
+    for (i = 0; i < n; i++) {
+        if (i)
+            jb_put(&b, ",", 1);
+        jb_str(&b, names[i]);
+    }
+    jb_put(&b, "]", 1);
+    if (b.oom) {
+        free(b.p);
+        return db_fail(c, "read reported results", 0, "out of memory");
+    }
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    {
+        struct db_val params[] = { DBV_STRN(b.p, b.len) };
+        struct db_val cols[] = {
+            DBV_INT(x.r.id), DBV_BUF(x.r.name), DBV_INT(x.r.hostid), DBV_INT(x.r.server_state),
+            DBV_INT(x.r.outcome), DBV_INT(x.r.app_version_id), DBV_DBL(x.r.flops_estimate),
+            DBV_DBL(x.r.rsc_fpops_est),
+        };
+        r = db_query(c, SLOT_REPORTED_READ, sql, params, 1, cols, 8, reported_row, &x, NULL,
+                     "read reported results");
+    }
+    free(b.p);
+    return r;
+}
+
+int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
+                     int n, long long *updated)
+{
+    static const char sql[] =
+        "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  id INT PATH '$[0]', oc INT PATH '$[1]', cs INT PATH '$[2]', es INT PATH '$[3]',"
+        "  ct DOUBLE PATH '$[4]', et DOUBLE PATH '$[5]', ws DOUBLE PATH '$[6]',"
+        "  sw DOUBLE PATH '$[7]', dk DOUBLE PATH '$[8]', se TEXT PATH '$[9]')) j ON r.id = j.id "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "SET r.server_state = 5, r.outcome = j.oc, r.client_state = j.cs, r.exit_status = j.es, "
+        "r.cpu_time = j.ct, r.elapsed_time = j.et, r.peak_working_set_size = j.ws, "
+        "r.peak_swap_size = j.sw, r.peak_disk_usage = j.dk, r.stderr_out = j.se, "
+        "r.received_time = ?, w.transition_time = ? "
+        "WHERE r.hostid = ? AND (r.server_state = 4 OR (r.server_state = 5 AND r.outcome = 4))";
+    struct jbuf b = { 0 };
+    long long affected = 0;
+    char what[64];
+    int i, r;
+
+    *updated = 0;
+    if (n <= 0)
+        return DB_OK;
+    jb_put(&b, "[", 1);
+    for (i = 0; i < n; i++) {
+        const struct db_report_update *x = &u[i];
+        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
+        jb_int(&b, x->id); jb_put(&b, ",", 1);
+        jb_int(&b, x->outcome); jb_put(&b, ",", 1);
+        jb_int(&b, x->client_state); jb_put(&b, ",", 1);
+        jb_int(&b, x->exit_status); jb_put(&b, ",", 1);
+        jb_num(&b, x->cpu_time); jb_put(&b, ",", 1);
+        jb_num(&b, x->elapsed_time); jb_put(&b, ",", 1);
+        jb_num(&b, x->peak_working_set_size); jb_put(&b, ",", 1);
+        jb_num(&b, x->peak_swap_size); jb_put(&b, ",", 1);
+        jb_num(&b, x->peak_disk_usage); jb_put(&b, ",", 1);
+        jb_str(&b, x->stderr_out ? x->stderr_out : "");
+        jb_put(&b, "]", 1);
+    }
+    jb_put(&b, "]", 1);
+    if (b.oom) {
+        free(b.p);
+        return db_fail(c, "update reported results", 0, "out of memory");
+    }
+    snprintf(what, sizeof what, "mark results of [host#%d] reported", hostid);
+    {
+        struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(now), DBV_INT(now),
+                                   DBV_INT(hostid) };
+        r = db_exec(c, SLOT_REPORT_UPDATE, sql, params, 4, &affected, what);
+    }
+    free(b.p);
+    /* a multi-table UPDATE counts workunit rows too; count results only */
+    *updated = affected;
+    return r;
+}
+
+int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int n)
+{
+    static const char sql[] =
+        "INSERT INTO host_app_version (host_id, app_version_id, et_n, correction) "
+        "SELECT ?, j.av, j.n, j.cf FROM JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  av INT PATH '$[0]', n INT PATH '$[1]', cf DOUBLE PATH '$[2]')) j "
+        "ON DUPLICATE KEY UPDATE et_n = VALUES(et_n), correction = VALUES(correction)";
+    struct jbuf b = { 0 };
+    char what[64];
+    int i, r;
+
+    if (n <= 0)
+        return DB_OK;
+    jb_put(&b, "[", 1);
+    for (i = 0; i < n; i++) {
+        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
+        jb_int(&b, h[i].app_version_id); jb_put(&b, ",", 1);
+        jb_int(&b, h[i].et_n); jb_put(&b, ",", 1);
+        jb_num(&b, h[i].correction);
+        jb_put(&b, "]", 1);
+    }
+    jb_put(&b, "]", 1);
+    if (b.oom) {
+        free(b.p);
+        return db_fail(c, "store runtime corrections", 0, "out of memory");
+    }
+    snprintf(what, sizeof what, "store runtime corrections of [host#%d]", hostid);
+    {
+        struct db_val params[] = { DBV_INT(hostid), DBV_STRN(b.p, b.len) };
+        r = db_exec(c, SLOT_HAV_UPSERT, sql, params, 2, NULL, what);
+    }
+    free(b.p);
+    return r;
+}
+
+/* ---- candidates and claims ---- */
+
+struct cand_ctx {
+    struct db_candidate cur;
+    struct db_candidate *out;
+    int *n;
+    int limit;
+};
+
+static int cand_row(void *vctx)
+{
+    struct cand_ctx *x = vctx;
+    if (*x->n >= x->limit)
+        return 1;
+    x->out[(*x->n)++] = x->cur;
+    return 0;
+}
+
+#define CAND_COLUMNS \
+    "r.id, r.name, w.id, w.name, w.appid, w.batch, w.cursor_id, w.job_num, " \
+    "w.first_file_num, w.nfiles, w.command_line, w.rsc_fpops_est, w.rsc_fpops_bound, " \
+    "w.rsc_memory_bound, w.rsc_disk_bound, w.max_out_nbytes, w.delay_bound "
+
+static int run_candidates(struct db_conn *c, int slot, const char *sql, struct db_val *params,
+                          int nparams, int limit, struct db_candidate *out, int *n,
+                          const char *what)
+{
+    struct cand_ctx x;
+    memset(&x, 0, sizeof x);
+    x.out = out;
+    x.n = n;
+    x.limit = limit;
+    *n = 0;
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.cur.result_id), DBV_BUF(x.cur.result_name), DBV_INT(x.cur.wu_id),
+            DBV_BUF(x.cur.wu_name), DBV_INT(x.cur.appid), DBV_INT(x.cur.batch),
+            DBV_INT(x.cur.cursor_id), DBV_INT(x.cur.job_num), DBV_INT(x.cur.first_file_num),
+            DBV_INT(x.cur.nfiles), DBV_BUF(x.cur.command_line), DBV_DBL(x.cur.rsc_fpops_est),
+            DBV_DBL(x.cur.rsc_fpops_bound), DBV_DBL(x.cur.rsc_memory_bound),
+            DBV_DBL(x.cur.rsc_disk_bound), DBV_DBL(x.cur.max_out_nbytes),
+            DBV_INT(x.cur.delay_bound),
+        };
+        return db_query(c, slot, sql, params, nparams, cols, 17, cand_row, &x, NULL, what);
+    }
+}
+
+int db_candidates_plain(struct db_conn *c, int userid, int limit, struct db_candidate *out,
+                        int *n)
+{
+    static const char sql[] =
+        "SELECT " CAND_COLUMNS
+        "FROM result r FORCE INDEX (ind_res_st) "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
+        "WHERE r.server_state = 2 AND o.id IS NULL "
+        "ORDER BY r.id LIMIT ? FOR UPDATE SKIP LOCKED";
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(limit) };
+    return run_candidates(c, SLOT_CAND_PLAIN, sql, params, 2, limit, out, n,
+                          "select unsent results");
+}
+
+int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,
+                         struct db_candidate *out, int *n)
+{
+    static const char sql[] =
+        "SELECT " CAND_COLUMNS
+        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
+        "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL "
+        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(limit) };
+    char what[64];
+    snprintf(what, sizeof what, "select unsent results of [cursor#%d]", cursor_id);
+    return run_candidates(c, SLOT_CAND_CURSOR, sql, params, 3, limit, out, n, what);
+}
+
+int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
+                     const struct db_claim *claims, int n)
+{
+    static const char sql[] =
+        "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  id INT PATH '$[0]', av INT PATH '$[1]', dl INT PATH '$[2]',"
+        "  fe DOUBLE PATH '$[3]')) j ON r.id = j.id "
+        "SET r.server_state = 4, r.outcome = 0, r.hostid = ?, r.userid = ?, r.sent_time = ?, "
+        "r.report_deadline = j.dl, r.app_version_id = j.av, r.flops_estimate = j.fe "
+        "WHERE r.server_state = 2";
+    struct jbuf b = { 0 };
+    long long affected = 0;
+    char what[80];
+    int i, r;
+
+    if (n <= 0)
+        return DB_OK;
+    jb_put(&b, "[", 1);
+    for (i = 0; i < n; i++) {
+        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
+        jb_int(&b, claims[i].result_id); jb_put(&b, ",", 1);
+        jb_int(&b, claims[i].app_version_id); jb_put(&b, ",", 1);
+        jb_int(&b, claims[i].report_deadline); jb_put(&b, ",", 1);
+        jb_num(&b, claims[i].flops_estimate);
+        jb_put(&b, "]", 1);
+    }
+    jb_put(&b, "]", 1);
+    if (b.oom) {
+        free(b.p);
+        return db_fail(c, "claim results", 0, "out of memory");
+    }
+    snprintf(what, sizeof what, "claim %d results for [host#%d] [user#%d]", n, hostid, userid);
+    {
+        struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(hostid), DBV_INT(userid),
+                                   DBV_INT(now) };
+        r = db_exec(c, SLOT_CLAIM, sql, params, 4, &affected, what);
+    }
+    free(b.p);
+    if (r == DB_OK && affected != n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "only %lld of %d rows changed", affected, n);
+        return db_fail(c, what, 0, msg);
+    }
+    return r;
+}
+
+/* ---- read-mostly data ---- */
+
+struct av_ctx {
+    struct db_app_version_row r;
+    int (*row)(void *ctx, const struct db_app_version_row *r);
+    void *ctx;
+};
+
+static int av_row(void *vctx)
+{
+    struct av_ctx *x = vctx;
+    return x->row(x->ctx, &x->r);
+}
+
+int db_load_app_versions(struct db_conn *c,
+                         int (*row)(void *ctx, const struct db_app_version_row *r), void *ctx)
+{
+    static const char sql[] =
+        "SELECT v.id, v.appid, a.name, a.user_friendly_name, v.version_num, p.name, "
+        "v.plan_class, v.avg_ncpus, v.coproc_type, v.coproc_count, v.flops_scale, "
+        "v.api_version, v.cmdline "
+        "FROM app_version v JOIN app a ON a.id = v.appid JOIN platform p ON p.id = v.platformid "
+        "WHERE v.deprecated = 0 AND a.deprecated = 0 ORDER BY v.id";
+    struct av_ctx x;
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.r.id), DBV_INT(x.r.appid), DBV_BUF(x.r.app_name),
+            DBV_BUF(x.r.app_user_friendly_name), DBV_INT(x.r.version_num),
+            DBV_BUF(x.r.platform), DBV_BUF(x.r.plan_class), DBV_DBL(x.r.avg_ncpus),
+            DBV_BUF(x.r.coproc_type), DBV_DBL(x.r.coproc_count), DBV_DBL(x.r.flops_scale),
+            DBV_BUF(x.r.api_version), DBV_BUF(x.r.cmdline),
+        };
+        return db_query(c, SLOT_LOAD_AV, sql, NULL, 0, cols, 13, av_row, &x, NULL,
+                        "load app versions");
+    }
+}
+
+struct avf_ctx {
+    struct db_app_version_file_row r;
+    int (*row)(void *ctx, const struct db_app_version_file_row *r);
+    void *ctx;
+};
+
+static int avf_row(void *vctx)
+{
+    struct avf_ctx *x = vctx;
+    return x->row(x->ctx, &x->r);
+}
+
+int db_load_app_version_files(struct db_conn *c,
+                              int (*row)(void *ctx, const struct db_app_version_file_row *r),
+                              void *ctx)
+{
+    static const char sql[] =
+        "SELECT app_version_id, seqno, file_name, open_name, url, nbytes, md5_cksum, "
+        "file_signature, main_program, copy_file FROM app_version_file "
+        "ORDER BY app_version_id, seqno";
+    struct avf_ctx x;
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.r.app_version_id), DBV_INT(x.r.seqno), DBV_BUF(x.r.file_name),
+            DBV_BUF(x.r.open_name), DBV_BUF(x.r.url), DBV_DBL(x.r.nbytes),
+            DBV_BUF(x.r.md5_cksum), DBV_BUF(x.r.file_signature), DBV_INT(x.r.main_program),
+            DBV_INT(x.r.copy_file),
+        };
+        return db_query(c, SLOT_LOAD_AVF, sql, NULL, 0, cols, 10, avf_row, &x, NULL,
+                        "load app version files");
+    }
+}
+
+struct file_ctx {
+    struct db_file_row r;
+    int (*row)(void *ctx, const struct db_file_row *r);
+    void *ctx;
+};
+
+static int file_row(void *vctx)
+{
+    struct file_ctx *x = vctx;
+    return x->row(x->ctx, &x->r);
+}
+
+int db_load_batch_files(struct db_conn *c, int batch_id,
+                        int (*row)(void *ctx, const struct db_file_row *r), void *ctx)
+{
+    static const char sql[] =
+        "SELECT id, file_num, name, nbytes, md5_cksum, url, sticky FROM file "
+        "WHERE batch_id = ? ORDER BY file_num";
+    struct file_ctx x;
+    struct db_val params[] = { DBV_INT(batch_id) };
+    char what[64];
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    snprintf(what, sizeof what, "load files of [batch#%d]", batch_id);
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.r.id), DBV_INT(x.r.file_num), DBV_BUF(x.r.name), DBV_DBL(x.r.nbytes),
+            DBV_BUF(x.r.md5_cksum), DBV_BUF(x.r.url), DBV_INT(x.r.sticky),
+        };
+        return db_query(c, SLOT_LOAD_FILES, sql, params, 1, cols, 7, file_row, &x, NULL, what);
+    }
+}

@@ -1,0 +1,223 @@
+/*
+ * db_sched.h - the scheduler's typed database operations.
+ *
+ * Each function is one prepared statement (a few run one more in a rare
+ * fallback).  A work request with reported results costs at most:
+ *   auth (user + host + host_app_version)    1
+ *   reported results: read, update, correction upsert   3
+ *   candidates (locked, SKIP LOCKED)           1
+ *   claim                                      1
+ *   host update                                1
+ *   commit                                     1
+ */
+#ifndef LOCSCHED_DB_SCHED_H
+#define LOCSCHED_DB_SCHED_H
+
+#include "db.h"
+
+#define DB_NAME_MAX 256
+#define DB_CMDLINE_MAX 1024
+
+/* result.server_state */
+enum { RS_INACTIVE = 1, RS_UNSENT = 2, RS_IN_PROGRESS = 4, RS_OVER = 5 };
+/* result.outcome */
+enum { RO_INIT = 0, RO_SUCCESS = 1, RO_COULDNT_SEND = 2, RO_CLIENT_ERROR = 3, RO_NO_REPLY = 4,
+       RO_DIDNT_NEED = 5, RO_VALIDATE_ERROR = 6, RO_CLIENT_DETACHED = 7 };
+/* batch.state */
+enum { BS_INIT = 0, BS_IN_PROGRESS = 1, BS_COMPLETE = 2, BS_ABORTED = 3, BS_RETIRED = 4 };
+
+struct db_user_row {
+    int id;
+    char authenticator[DB_NAME_MAX];
+    char name[DB_NAME_MAX];
+};
+
+struct db_host_row {
+    int id;                 /* 0: no host of this user with the given id */
+    int rpc_seqno;
+    int create_time;
+    double expavg_credit;
+    double expavg_time;
+};
+
+struct db_hav_row {
+    int app_version_id;
+    int et_n;
+    double correction;
+};
+
+#define DB_MAX_HAV 64
+
+/*
+ * Find the user by auth_hash (SHA-256 of the authenticator) and, if
+ * hostid > 0 and that host belongs to the user, the host and its
+ * host_app_version rows.  Returns DB_OK, DB_NOTFOUND (no such user) or an
+ * error.  The caller compares user->authenticator in constant time.
+ */
+int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
+                  struct db_user_row *user, struct db_host_row *host,
+                  struct db_hav_row *havs, int max_havs, int *nhavs);
+
+/* Create a host for userid; *hostid gets its id. */
+int db_host_insert(struct db_conn *c, int userid, int now, int *hostid);
+
+/* What the scheduler writes to the host row at the end of each request. */
+struct db_host_update {
+    int id;
+    int rpc_seqno;
+    int rpc_time;
+    int timezone;
+    const char *domain_name, *last_ip_addr, *host_cpid, *p_vendor, *p_model;
+    const char *os_name, *os_version, *coprocs, *core_client_version;
+    int p_ncpus;
+    double p_fpops, p_iops, p_membw;
+    double m_nbytes, m_cache, m_swap, d_total, d_free;
+    double d_boinc_used_total, d_boinc_used_project;
+    double on_frac, connected_frac, active_frac, gpu_active_frac;
+    int n_usable_coprocs;
+    int gpu_nvidia_count, gpu_ati_count, gpu_intel_count;
+    double gpu_nvidia_peak_flops, gpu_ati_peak_flops, gpu_intel_peak_flops;
+    double duration_correction_factor;
+};
+int db_host_update(struct db_conn *c, const struct db_host_update *h);
+
+/* A reported result as the database knows it. */
+struct db_reported_row {
+    int id;
+    char name[DB_NAME_MAX];
+    int hostid;
+    int server_state;
+    int outcome;
+    int app_version_id;
+    double flops_estimate;
+    double rsc_fpops_est;
+};
+
+/* Read the results named in names[0..n) (one statement).  row(ctx, r) is
+ * called for each one found. */
+int db_reported_read(struct db_conn *c, const char *const *names, int n,
+                     int (*row)(void *ctx, const struct db_reported_row *r), void *ctx);
+
+/* The new state of one reported result. */
+struct db_report_update {
+    int id;
+    int outcome;
+    int client_state;
+    int exit_status;
+    double cpu_time, elapsed_time;
+    double peak_working_set_size, peak_swap_size, peak_disk_usage;
+    const char *stderr_out;
+};
+
+/*
+ * Mark reported results over (one statement) and flag their workunits
+ * for the transitioner.  Only results of hostid that are in progress, or
+ * over with outcome NO_REPLY (a late report), change.  *updated gets the
+ * number of results changed.
+ */
+int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
+                     int n, long long *updated);
+
+/* Upsert host_app_version corrections (one statement). */
+int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int n);
+
+/* An unsent result with what the scheduler needs of its workunit. */
+struct db_candidate {
+    int result_id;
+    char result_name[DB_NAME_MAX];
+    int wu_id;
+    char wu_name[DB_NAME_MAX];
+    int appid;
+    int batch;
+    int cursor_id;
+    int job_num;
+    int first_file_num;
+    int nfiles;
+    char command_line[DB_CMDLINE_MAX];
+    double rsc_fpops_est, rsc_fpops_bound, rsc_memory_bound, rsc_disk_bound;
+    double max_out_nbytes;
+    int delay_bound;
+};
+
+/*
+ * Lock up to limit unsent results in id order (SELECT ... FOR UPDATE SKIP
+ * LOCKED), skipping workunits of which userid already has a result.  The
+ * locks hold until the transaction ends, so no other scheduler process
+ * can claim these rows meanwhile.  *n gets the count.
+ */
+int db_candidates_plain(struct db_conn *c, int userid, int limit, struct db_candidate *out,
+                        int *n);
+
+/* The same for one locality cursor, in job order. */
+int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,
+                         struct db_candidate *out, int *n);
+
+/* One claim: result, app version, deadline and the flops estimate used. */
+struct db_claim {
+    int result_id;
+    int app_version_id;
+    int report_deadline;
+    double flops_estimate;
+};
+
+/*
+ * Mark results sent to hostid/userid (one statement).  Returns DB_OK when
+ * all n were claimed, DB_DUP when the database refused one replica for
+ * this user (the caller then claims one by one), DB_ERR when fewer rows
+ * changed than asked (a claim was lost: must not happen under our locks).
+ */
+int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
+                     const struct db_claim *claims, int n);
+
+/* ---- read-mostly data, cached by the scheduler ---- */
+
+struct db_app_version_row {
+    int id;
+    int appid;
+    char app_name[DB_NAME_MAX];
+    char app_user_friendly_name[DB_NAME_MAX];
+    int version_num;
+    char platform[DB_NAME_MAX];
+    char plan_class[DB_NAME_MAX];
+    double avg_ncpus;
+    char coproc_type[64];
+    double coproc_count;
+    double flops_scale;
+    char api_version[64];
+    char cmdline[DB_CMDLINE_MAX];
+};
+
+struct db_app_version_file_row {
+    int app_version_id;
+    int seqno;
+    char file_name[DB_NAME_MAX];
+    char open_name[DB_NAME_MAX];
+    char url[1024];
+    double nbytes;
+    char md5_cksum[33];
+    char file_signature[1024];
+    int main_program;
+    int copy_file;
+};
+
+int db_load_app_versions(struct db_conn *c,
+                         int (*row)(void *ctx, const struct db_app_version_row *r), void *ctx);
+int db_load_app_version_files(struct db_conn *c,
+                              int (*row)(void *ctx, const struct db_app_version_file_row *r),
+                              void *ctx);
+
+struct db_file_row {
+    int id;
+    int file_num;
+    char name[DB_NAME_MAX];
+    double nbytes;
+    char md5_cksum[33];
+    char url[1024];
+    int sticky;
+};
+
+/* The files of a batch, in file_num order. */
+int db_load_batch_files(struct db_conn *c, int batch_id,
+                        int (*row)(void *ctx, const struct db_file_row *r), void *ctx);
+
+#endif /* LOCSCHED_DB_SCHED_H */
