@@ -1,0 +1,353 @@
+/*
+ * config.c - the configuration table and the "key = value" file reader.
+ *
+ * Every setting is one row of config_table: name, type, where it lives in
+ * struct config, its default and its range, and one line of help.  The
+ * reader refuses unknown keys, repeated keys, malformed numbers and values
+ * out of range, naming the file and the line.  config_print_reference()
+ * prints the same table, so the documentation cannot drift from the code.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cfg_type { CT_STR, CT_SECRET, CT_DIR, CT_INT, CT_BOOL, CT_DBL, CT_POLICY };
+
+struct cfg_key {
+    const char *name;
+    enum cfg_type type;
+    size_t offset;
+    const char *def;        /* default, as text */
+    double min, max;        /* range for numbers */
+    const char *help;
+};
+
+#define OFF(f) offsetof(struct config, f)
+
+static const struct cfg_key config_table[] = {
+    { "project_name", CT_STR, OFF(project_name), "locsched project", 0, 0,
+      "name shown by clients" },
+    { "master_url", CT_STR, OFF(master_url), "", 0, 0,
+      "URL volunteers attach to (empty: not sent in replies)" },
+    { "download_url", CT_STR, OFF(download_url), "", 0, 0,
+      "base URL of the download folder" },
+    { "upload_url", CT_STR, OFF(upload_url), "", 0, 0,
+      "URL of file_upload_handler (must contain 'file_upload_handler')" },
+    { "download_dir", CT_DIR, OFF(download_dir), "download", 0, 0,
+      "download folder (relative: to the config file's folder)" },
+    { "upload_dir", CT_DIR, OFF(upload_dir), "upload", 0, 0, "upload folder" },
+    { "log_dir", CT_DIR, OFF(log_dir), "log", 0, 0, "log folder" },
+    { "key_dir", CT_DIR, OFF(key_dir), "keys", 0, 0,
+      "folder with code_sign_public and upload_hmac_key" },
+    { "record_dir", CT_DIR, OFF(record_dir), "recorded", 0, 0,
+      "where record_requests saves request bodies" },
+
+    { "db_name", CT_STR, OFF(db_name), "locsched", 0, 0, "database name" },
+    { "db_user", CT_STR, OFF(db_user), "locsched", 0, 0, "database account" },
+    { "db_password", CT_SECRET, OFF(db_password), "", 0, 0, "database password" },
+    { "db_host", CT_STR, OFF(db_host), "", 0, 0,
+      "database host (empty: connect through db_socket)" },
+    { "db_socket", CT_DIR, OFF(db_socket), "", 0, 0, "database unix socket" },
+    { "db_port", CT_INT, OFF(db_port), "0", 0, 65535, "database TCP port (0: default)" },
+    { "db_timeout", CT_INT, OFF(db_timeout), "5", 1, 600,
+      "seconds to connect, read or write before giving up" },
+    { "db_lock_wait_timeout", CT_INT, OFF(db_lock_wait_timeout), "3", 1, 3600,
+      "seconds a statement waits for a row lock" },
+    { "db_retries", CT_INT, OFF(db_retries), "4", 1, 100,
+      "tries of a transaction after a deadlock, lock timeout or lost connection" },
+
+    { "sched_policy", CT_POLICY, OFF(sched_policy), "ws2", 0, 0,
+      "ws2: EDF feasibility check before sending (default); ws1: fill the request" },
+    { "max_jobs_per_reply", CT_INT, OFF(max_jobs_per_reply), "16", 1, 32,
+      "most jobs sent in one reply (at most LIM_JOBS_PER_REPLY)" },
+    { "min_request_delay", CT_INT, OFF(min_request_delay), "7", 0, 86400,
+      "seconds a client must wait before its next request" },
+    { "overload_request_delay", CT_INT, OFF(overload_request_delay), "300", 1, 86400,
+      "request_delay sent when the database is unavailable" },
+    { "no_work_request_delay", CT_INT, OFF(no_work_request_delay), "60", 0, 86400,
+      "request_delay sent when work was asked for and none was sent" },
+    { "record_requests", CT_BOOL, OFF(record_requests), "0", 0, 1,
+      "1: save every scheduler request body in record_dir" },
+    { "report_immediately", CT_BOOL, OFF(report_immediately), "1", 0, 1,
+      "1: ask clients to report each job as soon as it is done" },
+    { "candidate_factor", CT_INT, OFF(candidate_factor), "2", 1, 16,
+      "candidates read per job wanted (room for the EDF check to refuse some)" },
+    { "gpu_flops_scale", CT_DBL, OFF(gpu_flops_scale), "0.2", 0.001, 1,
+      "fraction of a GPU's peak flops that jobs achieve, before correction" },
+    { "log_level", CT_INT, OFF(log_level), "1", 0, 3, "0 debug, 1 info, 2 warn, 3 error" },
+
+    { "team_size_min", CT_INT, OFF(team_size_min), "10", 1, 1000,
+      "smallest team a cursor aims for" },
+    { "team_size_max", CT_INT, OFF(team_size_max), "20", 1, 1000,
+      "largest team of a cursor" },
+    { "move_ratio", CT_DBL, OFF(move_ratio), "0.5", 0.01, 1,
+      "a host moves from cursor C to D when est(C) < move_ratio * est(D)" },
+    { "move_min_interval", CT_INT, OFF(move_min_interval), "3600", 0, 30 * 86400,
+      "seconds a host stays in a team before it may move again (hysteresis)" },
+    { "host_idle_timeout", CT_INT, OFF(host_idle_timeout), "259200", 60, 365 * 86400,
+      "seconds without contact after which a host leaves its team" },
+    { "work_cushion", CT_INT, OFF(work_cushion), "100", 1, 1000000,
+      "unsent jobs the work generator keeps per cursor" },
+    { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
+      "half-life of expavg_credit, seconds (BOINC: one week)" },
+};
+
+#define NKEYS (sizeof config_table / sizeof config_table[0])
+
+__attribute__((format(printf, 5, 6)))
+static int set_error(char *err, size_t errlen, const char *name, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (line > 0)
+        snprintf(err, errlen, "%s:%d: %s", name, line, msg);
+    else
+        snprintf(err, errlen, "%s: %s", name, msg);
+    return -1;
+}
+
+/* Resolve a possibly relative path against dir into out. */
+static int resolve_dir(char *out, size_t outlen, const char *dir, const char *value)
+{
+    int n;
+    if (value[0] == '\0' || value[0] == '/' || dir[0] == '\0')
+        n = snprintf(out, outlen, "%s", value);
+    else
+        n = snprintf(out, outlen, "%s/%s", dir, value);
+    return (n < 0 || (size_t)n >= outlen) ? -1 : 0;
+}
+
+/* Store value for key k.  Returns 0, or -1 with a reason in why. */
+static int set_value(struct config *cfg, const struct cfg_key *k, const char *value,
+                     const char *dir, char *why, size_t whylen)
+{
+    char *field = (char *)cfg + k->offset;
+    char *end;
+    double d;
+    long l;
+
+    switch (k->type) {
+    case CT_STR:
+    case CT_SECRET:
+        if (strlen(value) >= CONFIG_STR_MAX) {
+            snprintf(why, whylen, "value of %s is too long", k->name);
+            return -1;
+        }
+        memcpy(field, value, strlen(value) + 1);
+        return 0;
+    case CT_DIR:
+        if (resolve_dir(field, CONFIG_STR_MAX, dir, value) < 0) {
+            snprintf(why, whylen, "path of %s is too long", k->name);
+            return -1;
+        }
+        return 0;
+    case CT_POLICY:
+        if (strcmp(value, "ws1") == 0 || strcmp(value, "WS1") == 0)
+            *(int *)field = POLICY_WS1;
+        else if (strcmp(value, "ws2") == 0 || strcmp(value, "WS2") == 0)
+            *(int *)field = POLICY_WS2;
+        else {
+            snprintf(why, whylen, "%s must be ws1 or ws2", k->name);
+            return -1;
+        }
+        return 0;
+    case CT_INT:
+    case CT_BOOL:
+        errno = 0;
+        l = strtol(value, &end, 10);
+        if (value[0] == '\0' || *end != '\0' || errno == ERANGE) {
+            snprintf(why, whylen, "%s must be a whole number", k->name);
+            return -1;
+        }
+        if ((double)l < k->min || (double)l > k->max) {
+            snprintf(why, whylen, "%s must be between %.0f and %.0f", k->name, k->min, k->max);
+            return -1;
+        }
+        *(int *)field = (int)l;
+        return 0;
+    case CT_DBL:
+        errno = 0;
+        d = strtod(value, &end);
+        if (value[0] == '\0' || *end != '\0' || errno == ERANGE || !isfinite(d)) {
+            snprintf(why, whylen, "%s must be a number", k->name);
+            return -1;
+        }
+        if (d < k->min || d > k->max) {
+            snprintf(why, whylen, "%s must be between %g and %g", k->name, k->min, k->max);
+            return -1;
+        }
+        *(double *)field = d;
+        return 0;
+    }
+    return -1;
+}
+
+static const struct cfg_key *find_key(const char *name, size_t len)
+{
+    size_t i;
+    for (i = 0; i < NKEYS; i++)
+        if (strlen(config_table[i].name) == len && memcmp(config_table[i].name, name, len) == 0)
+            return &config_table[i];
+    return NULL;
+}
+
+static void apply_defaults(struct config *cfg, const char *dir)
+{
+    size_t i;
+    char why[128];
+    for (i = 0; i < NKEYS; i++)
+        (void)set_value(cfg, &config_table[i], config_table[i].def, dir, why, sizeof why);
+}
+
+void config_defaults(struct config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    apply_defaults(cfg, "");
+}
+
+int config_parse(struct config *cfg, const char *text, size_t len, const char *name,
+                 const char *dir, char *err, size_t errlen)
+{
+    unsigned char seen[NKEYS];
+    size_t pos = 0;
+    int line = 0;
+
+    memset(cfg, 0, sizeof *cfg);
+    memset(seen, 0, sizeof seen);
+    if (strlen(dir) >= sizeof cfg->config_dir)
+        return set_error(err, errlen, name, 0, "folder name too long");
+    memcpy(cfg->config_dir, dir, strlen(dir) + 1);
+    apply_defaults(cfg, dir);
+
+    while (pos < len) {
+        const char *p = text + pos, *eol, *eq, *ks, *ke, *vs, *ve;
+        const struct cfg_key *k;
+        char value[CONFIG_STR_MAX], why[256];
+        size_t linelen;
+
+        eol = memchr(p, '\n', len - pos);
+        linelen = eol ? (size_t)(eol - p) : len - pos;
+        pos += linelen + (eol ? 1 : 0);
+        line++;
+        if (memchr(p, '\0', linelen))
+            return set_error(err, errlen, name, line, "NUL byte in line");
+        ks = p;
+        ve = p + linelen;
+        while (ks < ve && (*ks == ' ' || *ks == '\t' || *ks == '\r'))
+            ks++;
+        if (ks == ve || *ks == '#')
+            continue;
+        eq = memchr(ks, '=', (size_t)(ve - ks));
+        if (!eq)
+            return set_error(err, errlen, name, line, "expected 'name = value'");
+        ke = eq;
+        while (ke > ks && (ke[-1] == ' ' || ke[-1] == '\t'))
+            ke--;
+        k = find_key(ks, (size_t)(ke - ks));
+        if (!k) {
+            char key[64];
+            size_t kl = (size_t)(ke - ks) < sizeof key - 1 ? (size_t)(ke - ks) : sizeof key - 1;
+            size_t i;
+            memcpy(key, ks, kl);
+            key[kl] = '\0';
+            for (i = 0; i < kl; i++)
+                if ((unsigned char)key[i] < 0x20 || (unsigned char)key[i] >= 0x7f)
+                    key[i] = '?';
+            return set_error(err, errlen, name, line, "unknown setting '%s'", key);
+        }
+        if (seen[k - config_table])
+            return set_error(err, errlen, name, line, "'%s' is set twice", k->name);
+        seen[k - config_table] = 1;
+        vs = eq + 1;
+        while (vs < ve && (*vs == ' ' || *vs == '\t'))
+            vs++;
+        while (ve > vs && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+            ve--;
+        if ((size_t)(ve - vs) >= sizeof value)
+            return set_error(err, errlen, name, line, "value of '%s' is too long", k->name);
+        memcpy(value, vs, (size_t)(ve - vs));
+        value[ve - vs] = '\0';
+        if (set_value(cfg, k, value, dir, why, sizeof why) < 0)
+            return set_error(err, errlen, name, line, "%s", why);
+    }
+    if (cfg->team_size_min > cfg->team_size_max)
+        return set_error(err, errlen, name, 0, "team_size_min is larger than team_size_max");
+    return 0;
+}
+
+int config_load(struct config *cfg, const char *path, char *err, size_t errlen)
+{
+    FILE *f;
+    char *text;
+    char dir[CONFIG_STR_MAX];
+    const char *slash;
+    size_t n;
+    long size;
+    int r;
+
+    f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || size > 1024 * 1024 ||
+        fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        snprintf(err, errlen, "%s: unreadable or larger than 1 MiB", path);
+        return -1;
+    }
+    text = malloc((size_t)size + 1);
+    if (!text) {
+        fclose(f);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    n = fread(text, 1, (size_t)size, f);
+    fclose(f);
+    slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    r = config_parse(cfg, text, n, path, dir, err, errlen);
+    free(text);
+    return r;
+}
+
+const char *config_locate(const char *explicit_path)
+{
+    const char *env;
+    if (explicit_path && explicit_path[0])
+        return explicit_path;
+    env = getenv("LOCSCHED_CONFIG");
+    if (env && env[0])
+        return env;
+    return "locsched.conf";
+}
+
+void config_print_reference(FILE *out)
+{
+    static const char *const type_names[] = { "text", "secret", "path", "integer",
+                                              "0 or 1", "number", "ws1 or ws2" };
+    size_t i;
+    fprintf(out, "| name | type | default | range | meaning |\n|---|---|---|---|---|\n");
+    for (i = 0; i < NKEYS; i++) {
+        const struct cfg_key *k = &config_table[i];
+        char range[64] = "";
+        if (k->type == CT_INT || k->type == CT_DBL)
+            snprintf(range, sizeof range, "%g to %g", k->min, k->max);
+        fprintf(out, "| %s | %s | %s | %s | %s |\n", k->name, type_names[k->type],
+                k->type == CT_SECRET ? "" : k->def, range, k->help);
+    }
+}
