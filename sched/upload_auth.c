@@ -1,0 +1,223 @@
+/*
+ * upload_auth.c - HMAC-SHA256 upload permissions (see upload_auth.h).
+ *
+ * Security assumptions: the key is secret and 32 random bytes; the key
+ * file's text and the signature text in requests are untrusted input and
+ * are parsed into fixed buffers.  Key bytes and the key file's text are
+ * cleansed from our stack after use.  Verification decodes the client's
+ * hex and compares with CRYPTO_memcmp so that timing does not reveal how
+ * many leading bytes of a forged signature were right.
+ */
+#include "upload_auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "sched_limits.h"
+#include "upload_request.h"
+
+/* Longest key file we read: 64 hex digits plus generous whitespace. */
+#define KEY_FILE_MAX 256
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decode exactly 2*n hex digits into out.  Returns 0, or -1 with *bad set
+ * to the offset of the first non-hex character. */
+static int unhex(const char *s, unsigned char *out, size_t n, size_t *bad)
+{
+    size_t i;
+    int hi, lo;
+
+    for (i = 0; i < n; i++) {
+        hi = hexval(s[2 * i]);
+        lo = hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            if (bad)
+                *bad = 2 * i + (hi < 0 ? 0 : 1);
+            return -1;
+        }
+        out[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
+}
+
+int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err, size_t errlen)
+{
+    size_t start = 0, end = len, bad = 0;
+
+    if (!key || !text)
+        return fail(err, errlen, UA_ERR_ARG, "no key");
+    key->loaded = 0;
+    while (start < end && is_space(text[start]))
+        start++;
+    while (end > start && is_space(text[end - 1]))
+        end--;
+    if (end - start != 2 * UA_KEY_LEN)
+        return fail(err, errlen, UA_ERR_FORMAT, "expected %d hex digits, found %zu characters",
+                    2 * UA_KEY_LEN, end - start);
+    if (unhex(text + start, key->bytes, UA_KEY_LEN, &bad) < 0) {
+        OPENSSL_cleanse(key->bytes, sizeof key->bytes);
+        return fail(err, errlen, UA_ERR_FORMAT, "character %zu is not a hex digit", start + bad + 1);
+    }
+    key->loaded = 1;
+    return 0;
+}
+
+int ua_key_load(struct upload_key *key, const char *path, char *warn, size_t warnlen,
+                char *err, size_t errlen)
+{
+    char text[KEY_FILE_MAX + 1], sub[160];
+    struct stat st;
+    size_t n = 0;
+    ssize_t r;
+    int fd, rc;
+
+    if (warn && warnlen)
+        warn[0] = '\0';
+    if (!key || !path)
+        return fail(err, errlen, UA_ERR_ARG, "no key path");
+    key->loaded = 0;
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return fail(err, errlen, UA_ERR_IO, "cannot open upload key %s: %s%s", path,
+                    strerror(errno),
+                    errno == ENOENT ? " (make one with: openssl rand -hex 32)" : "");
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return fail(err, errlen, UA_ERR_IO, "upload key %s is not a regular file", path);
+    }
+    while (n <= KEY_FILE_MAX) {
+        r = read(fd, text + n, KEY_FILE_MAX + 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = fail(err, errlen, UA_ERR_IO, "cannot read upload key %s: %s", path,
+                      strerror(errno));
+            close(fd);
+            OPENSSL_cleanse(text, sizeof text);
+            return rc;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > KEY_FILE_MAX) {
+        OPENSSL_cleanse(text, sizeof text);
+        return fail(err, errlen, UA_ERR_FORMAT, "upload key %s: file too long (expected %d hex digits)",
+                    path, 2 * UA_KEY_LEN);
+    }
+    rc = ua_key_parse(key, text, n, sub, sizeof sub);
+    OPENSSL_cleanse(text, sizeof text);
+    if (rc < 0)
+        return fail(err, errlen, rc, "upload key %s: %s", path, sub);
+    if ((st.st_mode & (S_IRWXO | S_IWGRP)) && warn && warnlen)
+        snprintf(warn, warnlen, "upload key %s has mode %04o; others may read or change it "
+                 "(chmod 600, or 640 with the web server's group)", path,
+                 (unsigned)(st.st_mode & 07777));
+    return 0;
+}
+
+void ua_key_clear(struct upload_key *key)
+{
+    if (key) {
+        OPENSSL_cleanse(key->bytes, sizeof key->bytes);
+        key->loaded = 0;
+    }
+}
+
+/* HMAC of the canonical text into mac[32].  Returns 0 or UA_ERR_*. */
+static int ua_mac(const struct upload_key *key, const char *name, long long max_nbytes,
+                  unsigned char mac[32])
+{
+    char msg[LIM_NAME_LEN + 64];
+    unsigned int maclen = 0;
+    int n;
+
+    if (!key || !key->loaded || !name || !upload_name_valid(name, strlen(name)) ||
+        max_nbytes < 0 || max_nbytes > UPREQ_NUMBER_MAX)
+        return UA_ERR_ARG;
+    n = snprintf(msg, sizeof msg, "name=%s\nmax_nbytes=%lld\n", name, max_nbytes);
+    if (n < 0 || (size_t)n >= sizeof msg)
+        return UA_ERR_ARG;
+    if (!HMAC(EVP_sha256(), key->bytes, UA_KEY_LEN, (const unsigned char *)msg, (size_t)n, mac,
+              &maclen) || maclen != 32)
+        return UA_ERR_CRYPTO;
+    return 0;
+}
+
+int ua_sign(const struct upload_key *key, const char *name, long long max_nbytes,
+            char out[UA_SIG_HEX + 1])
+{
+    static const char digits[] = "0123456789abcdef";
+    unsigned char mac[32];
+    int rc, i;
+
+    if (!out)
+        return UA_ERR_ARG;
+    out[0] = '\0';
+    if ((rc = ua_mac(key, name, max_nbytes, mac)) < 0)
+        return rc;
+    for (i = 0; i < 32; i++) {
+        out[2 * i] = digits[mac[i] >> 4];
+        out[2 * i + 1] = digits[mac[i] & 15];
+    }
+    out[UA_SIG_HEX] = '\0';
+    return 0;
+}
+
+int ua_verify(const struct upload_key *key, const char *name, long long max_nbytes,
+              const char *sig, size_t siglen)
+{
+    unsigned char want[32], got[32];
+    size_t start = 0, end = siglen;
+    int rc;
+
+    if ((rc = ua_mac(key, name, max_nbytes, want)) < 0)
+        return rc;
+    if (!sig)
+        return UA_ERR_BADSIG;
+    while (start < end && is_space(sig[start]))
+        start++;
+    while (end > start && is_space(sig[end - 1]))
+        end--;
+    if (end - start != UA_SIG_HEX || unhex(sig + start, got, 32, NULL) < 0)
+        return UA_ERR_BADSIG;
+    return CRYPTO_memcmp(want, got, 32) == 0 ? 0 : UA_ERR_BADSIG;
+}
