@@ -1,0 +1,54 @@
+/*
+ * app_cache.h - data that rarely changes, kept in the scheduler process:
+ * app versions with their files, and the file lists of batches.
+ *
+ * Loaded from the database on first use and reloaded every
+ * APP_CACHE_TTL seconds, so a request costs no statement for them.
+ */
+#ifndef LOCSCHED_APP_CACHE_H
+#define LOCSCHED_APP_CACHE_H
+
+#include <time.h>
+
+#include "db.h"
+#include "db_sched.h"
+
+#define APP_CACHE_TTL 60
+#define APP_CACHE_MAX_BATCHES 256
+
+struct app_version {
+    struct db_app_version_row row;
+    struct db_app_version_file_row *files;
+    int nfiles;
+};
+
+struct batch_files {
+    int batch_id;
+    struct db_file_row *files;   /* indexed by file_num - first_num */
+    int nfiles;
+    int first_num;
+    time_t loaded_at;
+};
+
+struct app_cache {
+    struct app_version *avs;
+    int navs;
+    time_t loaded_at;
+    struct batch_files batches[APP_CACHE_MAX_BATCHES];
+    int nbatches;
+};
+
+/* Reload app versions if never loaded or older than the TTL.
+ * Returns DB_OK or a db status (err text in db_error). */
+int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now);
+
+/* The files of a batch (loading them if needed); NULL on error. */
+const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
+                                          time_t now);
+
+/* File file_num of a batch, or NULL. */
+const struct db_file_row *batch_file(const struct batch_files *bf, int file_num);
+
+void app_cache_free(struct app_cache *ac);
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * handler.h - one scheduler request, from body to reply.
+ *
+ * sched_handle() parses the body, authenticates the host, handles its
+ * reported results and sends jobs for each processing resource, all in one
+ * database transaction, then writes the <scheduler_reply>.  It never fails
+ * silently: every problem becomes a reply with a clear <message>, and a
+ * request that fails changes nothing in the database.
+ *
+ * The same entry point serves the FastCGI program, the tests and the
+ * emulator; the clock is injected through struct sched_ctx.
+ */
+#ifndef LOCSCHED_HANDLER_H
+#define LOCSCHED_HANDLER_H
+
+#include <time.h>
+
+#include "app_cache.h"
+#include "buf.h"
+#include "config.h"
+#include "db.h"
+#include "db_sched.h"
+#include "edf.h"
+#include "sched_limits.h"
+#include "sched_request.h"
+#include "upload_auth.h"
+
+#define HANDLER_MAX_RSC (1 + LIM_COPROC_TYPES)
+
+/* Why a resource that asked for work got none (machine-readable). */
+enum no_work_reason {
+    NW_NONE = 0,
+    NW_NO_WORK,          /* supported, but no job is available now */
+    NW_DEADLINE,         /* jobs exist but none would meet its deadline here */
+    NW_NOT_SUPPORTED,    /* the project has no app version for this resource */
+    NW_DONT_SEND,        /* the client said "no new tasks" */
+    NW_NO_HOST_INFO      /* the request lacks what an estimate needs */
+};
+const char *no_work_reason_name(enum no_work_reason r);
+
+/* One processing resource of the host during a request. */
+struct rsc_state {
+    char name[LIM_NAME_LEN + 1];   /* "CPU" or the coprocessor type */
+    int is_cpu;
+    int ninstances;
+    double flops;                  /* per instance, before app version scale */
+    double avail;                  /* fraction of time available */
+    double req_secs;
+    double req_instances;
+    double estimated_delay;        /* seconds until an instance is free */
+    double secs_filled;
+    int njobs;
+    int supported;                 /* the project has an app version for it */
+    int refused_deadline;          /* candidates refused by the EDF check */
+    enum no_work_reason reason;
+    struct edf_queue q;
+};
+
+struct app_version;
+
+/* A job accepted for this reply. */
+struct sent_job {
+    struct db_candidate cand;
+    const struct app_version *av;
+    int rsc;
+    double flops;
+    double est_runtime;
+    int report_deadline;
+};
+
+struct request_state {
+    struct sched_request req;
+    time_t now;
+    unsigned char auth_hash[32];
+    struct db_user_row user;
+    struct db_host_row host;
+    struct db_hav_row havs[DB_MAX_HAV];
+    int nhavs;
+    int hostid;
+    int send_hostid;               /* tell the client its (new) hostid */
+    int auth_failed;
+    int wants_work;
+    struct rsc_state rscs[HANDLER_MAX_RSC];
+    int nrscs;
+    struct sent_job jobs[LIM_JOBS_PER_REPLY];
+    int njobs;
+    int nreported;                 /* reports that changed a result */
+    char note[256];                /* an extra message for the volunteer */
+    /* files the host should delete (locality) */
+    char (*delete_files)[LIM_NAME_LEN + 1];
+    int ndelete_files;
+};
+
+/* What happened, for tests, logs and benchmarks. */
+struct sched_stats {
+    int jobs_sent;
+    int results_reported;
+    int results_acked;
+    unsigned long statements;
+    int status;                    /* 0 ok, else the db or parse status */
+    char outcome[32];              /* "ok", "malformed", "auth", "unavailable", ... */
+};
+
+struct job_source;
+
+struct sched_ctx {
+    struct config cfg;
+    struct db_conn *db;
+    struct db_params dbp;
+    struct app_cache apps;
+    struct upload_key upload_key;
+    char code_sign_key[2048];      /* BOINC text format, empty if none */
+    const struct job_source *source;
+    time_t (*clock)(void);
+    unsigned long nrequests;
+};
+
+/*
+ * Set up a scheduler context from a config file: read the config, the
+ * keys, and connect to the database (a failed connection is not fatal:
+ * it is retried per request).  Returns 0 or -1 with a reason in err.
+ */
+int sched_ctx_init(struct sched_ctx *ctx, const char *config_path, char *err, size_t errlen);
+void sched_ctx_free(struct sched_ctx *ctx);
+
+/* Handle one request body and write the reply into out (reset first). */
+void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,
+                  struct sched_stats *stats);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * job_source_plain.c - the plain job source: unsent results in id order,
+ * skipping workunits of which the user already has a replica.
+ */
+#include "job_source.h"
+
+#include "handler.h"
+
+static int plain_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,
+                            struct db_candidate *out, int *n)
+{
+    return db_candidates_plain(ctx->db, rs->user.id, limit, out, n);
+}
+
+const struct job_source job_source_plain = { "plain", plain_candidates };
