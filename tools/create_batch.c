@@ -1,0 +1,426 @@
+/*
+ * create_batch.c - create a batch: its files (staged into the download
+ * folder with md5 and size computed, generated, or given by URL), its job
+ * description (each job uses a contiguous range of files), and its
+ * workunits and results.  All or nothing: one transaction, and staged
+ * files are removed if anything fails.
+ *
+ * This version creates plain batches, dispatched in job order; locality
+ * cursors come with the locality scheduler.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "crypto_sign.h"
+#include "db_admin.h"
+#include "db_sched.h"
+#include "tool_common.h"
+
+struct bfile {
+    char name[256];
+    char url[1024];
+    char md5[33];
+    double nbytes;
+    char staged[CONFIG_STR_MAX + 400];
+};
+
+struct bjob {
+    int first, nfiles;
+    double fpops;
+    char cmdline[256];
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: create_batch [--config FILE] --name NAME --app APP\n"
+            "       (--files LIST | --generate-files N:BYTES)\n"
+            "       (--jobs LIST | --uniform NJOBS:FILES_PER_JOB:STRIDE)\n"
+            "       [--fpops X] [--delay-bound SECONDS] [--replication N] [--min-quorum N]\n"
+            "       [--max-out-bytes N] [--command-line TEXT]\n"
+            "\n"
+            "--files LIST: one file a line, 'NAME PATH' (copied into the download folder,\n"
+            "  md5 and size computed) or 'NAME URL NBYTES [MD5]' (served elsewhere).\n"
+            "--generate-files N:BYTES: make N files of BYTES bytes (for tests and demos).\n"
+            "--jobs LIST: one job a line, 'FIRST_FILE NFILES [FPOPS [COMMAND LINE]]', file\n"
+            "  numbers counted from 0 in the order of the file list.\n"
+            "--uniform NJOBS:K:S: job j uses files j*S .. j*S+K-1.\n"
+            "Defaults: --fpops 3.6e12 (an hour at 1 GFLOPS), --delay-bound 604800,\n"
+            "--replication 1, --min-quorum 1, --max-out-bytes 1000000.\n");
+}
+
+static int fail_at(const char *file, int line, const char *msg)
+{
+    fprintf(stderr, "create_batch: %s:%d: %s\n", file, line, msg);
+    return -1;
+}
+
+static int read_files(const char *path, struct bfile **out, int *n)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    int lineno = 0, cap = 0;
+
+    if (!f) {
+        fprintf(stderr, "create_batch: cannot read %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char name[256], where[1024], md5[64] = "";
+        double nbytes = 0;
+        int k;
+        struct bfile *b;
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+            continue;
+        k = sscanf(line, "%255s %1023s %lf %63s", name, where, &nbytes, md5);
+        if (k < 2) {
+            fclose(f);
+            return fail_at(path, lineno, "expected 'NAME PATH' or 'NAME URL NBYTES [MD5]'");
+        }
+        if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+                strlen(name) || name[0] == '.') {
+            fclose(f);
+            return fail_at(path, lineno, "file names may use letters, digits, '_', '.', '-'");
+        }
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *out = realloc(*out, sizeof **out * (size_t)cap);
+            if (!*out) {
+                fclose(f);
+                return fail_at(path, lineno, "out of memory");
+            }
+        }
+        b = &(*out)[(*n)++];
+        memset(b, 0, sizeof *b);
+        snprintf(b->name, sizeof b->name, "%s", name);
+        if (strncmp(where, "http://", 7) == 0 || strncmp(where, "https://", 8) == 0) {
+            if (k < 3 || !(nbytes >= 0) || !isfinite(nbytes)) {
+                fclose(f);
+                return fail_at(path, lineno, "a URL needs its size: 'NAME URL NBYTES [MD5]'");
+            }
+            if (md5[0] && !cs_md5_hex_valid(md5, strlen(md5))) {
+                fclose(f);
+                return fail_at(path, lineno, "md5 must be 32 hex digits");
+            }
+            snprintf(b->url, sizeof b->url, "%s", where);
+            snprintf(b->md5, sizeof b->md5, "%s", md5);
+            b->nbytes = nbytes;
+        } else {
+            snprintf(b->staged, sizeof b->staged, "%s", where);   /* source path for now */
+        }
+    }
+    fclose(f);
+    if (*n == 0) {
+        fprintf(stderr, "create_batch: %s: no files listed\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_jobs(const char *path, double fpops, struct bjob **out, int *n)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    int lineno = 0, cap = 0;
+
+    if (!f) {
+        fprintf(stderr, "create_batch: cannot read %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    *n = 0;
+    while (fgets(line, sizeof line, f)) {
+        struct bjob *j;
+        int first, nf, used = 0;
+        double fp = fpops;
+        char *rest;
+        lineno++;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
+            continue;
+        if (sscanf(line, "%d %d%n", &first, &nf, &used) < 2) {
+            fclose(f);
+            return fail_at(path, lineno, "expected 'FIRST_FILE NFILES [FPOPS [COMMAND LINE]]'");
+        }
+        rest = line + used;
+        if (sscanf(rest, "%lf%n", &fp, &used) == 1)
+            rest += used;
+        else
+            fp = fpops;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            *out = realloc(*out, sizeof **out * (size_t)cap);
+            if (!*out) {
+                fclose(f);
+                return fail_at(path, lineno, "out of memory");
+            }
+        }
+        j = &(*out)[(*n)++];
+        memset(j, 0, sizeof *j);
+        j->first = first;
+        j->nfiles = nf;
+        j->fpops = fp;
+        rest += strspn(rest, " \t");
+        rest[strcspn(rest, "\r\n")] = '\0';
+        snprintf(j->cmdline, sizeof j->cmdline, "%s", rest);
+        if (!(fp > 0) || !isfinite(fp)) {
+            fclose(f);
+            return fail_at(path, lineno, "FPOPS must be a positive number");
+        }
+    }
+    fclose(f);
+    return 0;
+}
+
+static int write_generated(const char *path, double nbytes, int num)
+{
+    char block[4096];
+    double left = nbytes;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    size_t i;
+    if (fd < 0)
+        return -1;
+    for (i = 0; i < sizeof block; i++)
+        block[i] = (char)('a' + (num + (int)i) % 26);
+    while (left > 0) {
+        size_t n = left < (double)sizeof block ? (size_t)left : sizeof block;
+        if (write(fd, block, n) != (ssize_t)n) {
+            close(fd);
+            return -1;
+        }
+        left -= (double)n;
+    }
+    return close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = NULL, *name = NULL, *app = NULL, *files_path = NULL, *jobs_path = NULL;
+    const char *gen = NULL, *uniform = NULL, *cmdline = "";
+    double fpops = 3.6e12, max_out = 1e6;
+    int delay = 604800, repl = 1, quorum = 1, i, k, r, nfiles = 0, njobs = 0, nstaged = 0;
+    int appid, batch_id, now = (int)time(NULL);
+    struct bfile *files = NULL;
+    struct bjob *jobs = NULL;
+    struct config cfg;
+    struct db_conn *db = NULL;
+    struct db_batch_new bn;
+    char err[256];
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!val) {
+            fprintf(stderr, "create_batch: %s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (strcmp(a, "--config") == 0) config = val;
+        else if (strcmp(a, "--name") == 0) name = val;
+        else if (strcmp(a, "--app") == 0) app = val;
+        else if (strcmp(a, "--files") == 0) files_path = val;
+        else if (strcmp(a, "--generate-files") == 0) gen = val;
+        else if (strcmp(a, "--jobs") == 0) jobs_path = val;
+        else if (strcmp(a, "--uniform") == 0) uniform = val;
+        else if (strcmp(a, "--fpops") == 0) fpops = atof(val);
+        else if (strcmp(a, "--delay-bound") == 0) delay = atoi(val);
+        else if (strcmp(a, "--replication") == 0) repl = atoi(val);
+        else if (strcmp(a, "--min-quorum") == 0) quorum = atoi(val);
+        else if (strcmp(a, "--max-out-bytes") == 0) max_out = atof(val);
+        else if (strcmp(a, "--command-line") == 0) cmdline = val;
+        else {
+            fprintf(stderr, "create_batch: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!name || !app || (!files_path == !gen) || (!jobs_path == !uniform)) {
+        usage(stderr);
+        return 2;
+    }
+    if (!(fpops > 0) || !isfinite(fpops) || delay < 60 || repl < 1 || repl > 20 || quorum < 1 ||
+        quorum > repl || !(max_out > 0)) {
+        fprintf(stderr, "create_batch: need --fpops > 0, --delay-bound >= 60, "
+                        "1 <= --min-quorum <= --replication <= 20, --max-out-bytes > 0\n");
+        return 2;
+    }
+    if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+        strlen(name) || strlen(name) > 64) {
+        fprintf(stderr, "create_batch: a batch name uses letters, digits, '_', '-' (64 at most)\n");
+        return 2;
+    }
+    if (tool_open("create_batch", config, &cfg, &db) < 0)
+        return 1;
+
+    /* files */
+    if (files_path) {
+        if (read_files(files_path, &files, &nfiles) < 0)
+            goto fail;
+    } else {
+        double bytes;
+        if (sscanf(gen, "%d:%lf", &nfiles, &bytes) != 2 || nfiles < 1 || nfiles > 10000000 ||
+            !(bytes >= 0)) {
+            fprintf(stderr, "create_batch: --generate-files wants N:BYTES\n");
+            goto fail;
+        }
+        files = calloc((size_t)nfiles, sizeof *files);
+        if (!files)
+            goto fail;
+        for (i = 0; i < nfiles; i++) {
+            snprintf(files[i].name, sizeof files[i].name, "%s_f%06d", name, i);
+            files[i].nbytes = bytes;
+        }
+    }
+    for (i = 0; i < nfiles; i++) {
+        struct bfile *b = &files[i];
+        char dst[CONFIG_STR_MAX + 300];
+        long long size;
+        if (b->url[0])
+            continue;
+        snprintf(dst, sizeof dst, "%s/%s", cfg.download_dir, b->name);
+        if (files_path) {
+            if (tool_copy_file("create_batch", b->staged, dst) < 0)
+                goto fail;
+        } else if (write_generated(dst, b->nbytes, i) < 0) {
+            fprintf(stderr, "create_batch: cannot write %s: %s\n", dst, strerror(errno));
+            goto fail;
+        }
+        snprintf(b->staged, sizeof b->staged, "%s", dst);
+        nstaged = i + 1;
+        if (cs_md5_file(dst, b->md5, &size, err, sizeof err) < 0) {
+            fprintf(stderr, "create_batch: %s\n", err);
+            goto fail;
+        }
+        b->nbytes = (double)size;
+    }
+
+    /* jobs */
+    if (jobs_path) {
+        if (read_jobs(jobs_path, fpops, &jobs, &njobs) < 0)
+            goto fail;
+    } else {
+        int per, stride;
+        if (sscanf(uniform, "%d:%d:%d", &njobs, &per, &stride) != 3 || njobs < 1 || per < 0 ||
+            stride < 0 || njobs > 10000000) {
+            fprintf(stderr, "create_batch: --uniform wants NJOBS:FILES_PER_JOB:STRIDE\n");
+            goto fail;
+        }
+        jobs = calloc((size_t)njobs, sizeof *jobs);
+        if (!jobs)
+            goto fail;
+        for (i = 0; i < njobs; i++) {
+            jobs[i].first = i * stride;
+            jobs[i].nfiles = per;
+            jobs[i].fpops = fpops;
+        }
+    }
+    if (njobs == 0) {
+        fprintf(stderr, "create_batch: no jobs\n");
+        goto fail;
+    }
+    for (i = 0; i < njobs; i++) {
+        if (jobs[i].first < 0 || jobs[i].nfiles < 0 ||
+            (long long)jobs[i].first + jobs[i].nfiles > nfiles) {
+            fprintf(stderr, "create_batch: job %d uses files %d..%d, but there are %d files\n",
+                    i, jobs[i].first, jobs[i].first + jobs[i].nfiles - 1, nfiles);
+            goto fail;
+        }
+        if (!jobs[i].cmdline[0])
+            snprintf(jobs[i].cmdline, sizeof jobs[i].cmdline, "%s", cmdline);
+    }
+
+    /* database, one transaction */
+    r = db_app_lookup(db, app, &appid);
+    if (r == DB_NOTFOUND) {
+        fprintf(stderr, "create_batch: no app named '%s' (add one with add_app_version)\n", app);
+        goto fail;
+    }
+    memset(&bn, 0, sizeof bn);
+    bn.name = name;
+    bn.appid = appid;
+    bn.locality = 0;
+    bn.njobs = njobs;
+    bn.nfiles = nfiles;
+    bn.delay_bound = delay;
+    bn.target_nresults = repl;
+    bn.min_quorum = quorum;
+    bn.max_error_results = 3;
+    bn.max_total_results = repl + 5;
+    bn.rsc_memory_bound = 1e8;
+    bn.rsc_disk_bound = 1e9;
+    bn.max_out_nbytes = max_out;
+    if (r == DB_OK)
+        r = db_batch_create(db, &bn, now, &batch_id);
+    for (i = 0; r == DB_OK && i < nfiles; i++)
+        r = db_file_add(db, batch_id, i, files[i].name, files[i].nbytes, files[i].md5,
+                        files[i].url, 1, NULL);
+    for (i = 0; r == DB_OK && i < njobs; i++) {
+        struct db_workunit_new w;
+        char wname[300];
+        int wuid;
+        r = db_batch_job_add(db, batch_id, i, jobs[i].first, jobs[i].nfiles, jobs[i].fpops,
+                             jobs[i].cmdline);
+        if (r != DB_OK)
+            break;
+        memset(&w, 0, sizeof w);
+        snprintf(wname, sizeof wname, "%s_%07d", name, i);
+        w.appid = appid;
+        w.batch = batch_id;
+        w.job_num = i;
+        w.first_file_num = jobs[i].first;
+        w.nfiles = jobs[i].nfiles;
+        w.delay_bound = delay;
+        w.min_quorum = quorum;
+        w.target_nresults = repl;
+        w.max_error_results = 3;
+        w.max_total_results = repl + 5;
+        w.name = wname;
+        w.command_line = jobs[i].cmdline;
+        w.rsc_fpops_est = jobs[i].fpops;
+        w.rsc_fpops_bound = jobs[i].fpops * 20;
+        w.rsc_memory_bound = 1e8;
+        w.rsc_disk_bound = 1e9;
+        w.max_out_nbytes = max_out;
+        r = db_workunit_create(db, &w, now, &wuid);
+        for (k = 0; r == DB_OK && k < repl; k++) {
+            char rname[320];
+            snprintf(rname, sizeof rname, "%s_%d", wname, k);
+            r = db_result_create(db, wuid, rname, appid, batch_id, 0, i, RS_UNSENT, now, NULL);
+        }
+    }
+    if (r == DB_OK)
+        r = db_batch_set_state(db, batch_id, BS_IN_PROGRESS);
+    if (r == DB_OK)
+        r = db_commit(db);
+    if (r != DB_OK) {
+        fprintf(stderr, "create_batch: %s\n",
+                r == DB_DUP ? "a batch, file or job with one of these names exists already"
+                            : db_error(db));
+        db_rollback(db);
+        goto fail;
+    }
+    printf("batch %d '%s': %d files, %d jobs, %d results\n", batch_id, name, nfiles, njobs,
+           njobs * repl);
+    free(files);
+    free(jobs);
+    db_close(db);
+    return 0;
+
+fail:
+    for (i = 0; i < nstaged; i++)
+        if (files[i].staged[0] && !files[i].url[0])
+            unlink(files[i].staged);
+    free(files);
+    free(jobs);
+    db_close(db);
+    return 1;
+}

@@ -1,0 +1,87 @@
+/*
+ * tool_common.c - shared start-up of the admin tools (tool_common.h).
+ */
+#include "tool_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tool_open(const char *prog, const char *config_path, struct config *cfg,
+              struct db_conn **db)
+{
+    struct db_params p;
+    char err[1024];
+
+    if (config_load(cfg, config_locate(config_path), err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    memset(&p, 0, sizeof p);
+    p.host = cfg->db_host;
+    p.user = cfg->db_user;
+    p.password = cfg->db_password;
+    p.name = cfg->db_name;
+    p.socket = cfg->db_socket;
+    p.port = cfg->db_port;
+    p.timeout = cfg->db_timeout;
+    p.lock_wait_timeout = cfg->db_lock_wait_timeout;
+    p.retries = cfg->db_retries;
+    *db = db_open(&p, err, sizeof err);
+    if (!*db) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return -1;
+    }
+    return 0;
+}
+
+int tool_copy_file(const char *prog, const char *src, const char *dst)
+{
+    char buf[65536];
+    ssize_t n;
+    int in, out, rc = 0;
+
+    in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        fprintf(stderr, "%s: cannot read %s: %s\n", prog, src, strerror(errno));
+        return -1;
+    }
+    out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (out < 0) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", prog, dst, strerror(errno));
+        close(in);
+        return -1;
+    }
+    while ((n = read(in, buf, sizeof buf)) > 0) {
+        if (write(out, buf, (size_t)n) != n) {
+            fprintf(stderr, "%s: writing %s: %s\n", prog, dst, strerror(errno));
+            rc = -1;
+            break;
+        }
+    }
+    if (n < 0) {
+        fprintf(stderr, "%s: reading %s: %s\n", prog, src, strerror(errno));
+        rc = -1;
+    }
+    close(in);
+    if (close(out) != 0)
+        rc = -1;
+    if (rc < 0)
+        unlink(dst);
+    return rc;
+}
+
+int tool_random_hex(char *out, size_t nbytes)
+{
+    unsigned char raw[64];
+    size_t i;
+    if (nbytes > sizeof raw || RAND_bytes(raw, (int)nbytes) != 1)
+        return -1;
+    for (i = 0; i < nbytes; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    return 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * tool_common.h - what every admin tool does first: find and read the
+ * configuration and open the database, with errors that say which file
+ * or which database failed.
+ */
+#ifndef LOCSCHED_TOOL_COMMON_H
+#define LOCSCHED_TOOL_COMMON_H
+
+#include "config.h"
+#include "db.h"
+
+/* Read the config (explicit path, $LOCSCHED_CONFIG or ./locsched.conf)
+ * and connect.  On failure prints "PROG: reason" to stderr and returns -1. */
+int tool_open(const char *prog, const char *config_path, struct config *cfg,
+              struct db_conn **db);
+
+/* Copy src to dst (mode 0644), refusing to overwrite a different file. */
+int tool_copy_file(const char *prog, const char *src, const char *dst);
+
+/* Random lowercase hex string of 2*nbytes characters. */
+int tool_random_hex(char *out, size_t nbytes);
+
+#endif
