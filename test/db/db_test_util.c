@@ -1,0 +1,239 @@
+/*
+ * db_test_util.c - shared set-up for the DB tests (db_test_util.h).
+ */
+#include "db_test_util.h"
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db_admin.h"
+#include "db_sched.h"
+
+static void die(const char *what, const char *why)
+{
+    printf("Bail out! %s: %s\n", what, why);
+    exit(1);
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *p;
+    long n;
+    if (!f)
+        die("cannot open", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = malloc((size_t)n + 1);
+    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
+        die("cannot read", path);
+    p[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return p;
+}
+
+const char *tu_src_path(const char *rel)
+{
+    static char path[4096];
+    const char *srcdir = getenv("srcdir");
+    snprintf(path, sizeof path, "%s/%s", srcdir && srcdir[0] ? srcdir : "test", rel);
+    if (access(path, R_OK) != 0)
+        snprintf(path, sizeof path, "test/%s", rel);
+    return path;
+}
+
+void tu_ctx_open(struct sched_ctx *ctx)
+{
+    char err[1024];
+    const char *cfg = getenv("LOCSCHED_CONFIG");
+    if (!cfg || !cfg[0])
+        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+    if (sched_ctx_init(ctx, cfg, err, sizeof err) < 0)
+        die("sched_ctx_init", err);
+    if (!ctx->db)
+        die("database", "not reachable");
+    ctx->cfg.record_requests = 0;
+}
+
+int tu_user(struct sched_ctx *ctx, const char *tag, char auth[65])
+{
+    unsigned char raw[16], hash[32];
+    char email[128];
+    int i, id = 0;
+    if (RAND_bytes(raw, sizeof raw) != 1)
+        die("RAND_bytes", "failed");
+    for (i = 0; i < 16; i++)
+        snprintf(auth + 2 * i, 3, "%02x", raw[i]);
+    SHA256((const unsigned char *)auth, 32, hash);
+    snprintf(email, sizeof email, "%s-%s@test", tag, auth);
+    if (db_user_create(ctx->db, tag, email, auth, hash, (int)time(NULL), &id) != DB_OK ||
+        db_commit(ctx->db) != DB_OK)
+        die("create user", db_error(ctx->db));
+    return id;
+}
+
+void tu_app(struct sched_ctx *ctx, const char *coproc_type)
+{
+    struct db_app_version_new v;
+    int appid, platid, avid, r;
+    r = db_app_get_or_create(ctx->db, "tapp", "Test app", (int)time(NULL), &appid);
+    if (r == DB_OK)
+        r = db_platform_get_or_create(ctx->db, "x86_64-pc-linux-gnu", (int)time(NULL), &platid);
+    if (r != DB_OK)
+        die("app", db_error(ctx->db));
+    memset(&v, 0, sizeof v);
+    v.appid = appid;
+    v.platformid = platid;
+    v.version_num = 100;
+    v.avg_ncpus = 1;
+    v.flops_scale = 1;
+    v.plan_class = "";
+    v.coproc_type = "";
+    r = db_app_version_create(ctx->db, &v, (int)time(NULL), &avid);
+    if (r == DB_OK)
+        r = db_app_version_file_add(ctx->db, avid, 0, "tapp_1.00", "", "http://x/tapp_1.00", 10,
+                                    "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
+    if (r != DB_OK && r != DB_DUP)
+        die("app version", db_error(ctx->db));
+    if (coproc_type) {
+        v.plan_class = "gpu";
+        v.coproc_type = coproc_type;
+        v.coproc_count = 1;
+        v.avg_ncpus = 0.1;
+        r = db_app_version_create(ctx->db, &v, (int)time(NULL), &avid);
+        if (r == DB_OK)
+            r = db_app_version_file_add(ctx->db, avid, 0, "tapp_1.00", "", "http://x/tapp_1.00",
+                                        10, "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
+        if (r != DB_OK && r != DB_DUP)
+            die("gpu app version", db_error(ctx->db));
+    }
+    if (db_commit(ctx->db) != DB_OK)
+        die("commit", db_error(ctx->db));
+    ctx->apps.loaded_at = 0;   /* reload */
+}
+
+int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, double fpops,
+             int nfiles, int delay_bound)
+{
+    struct db_batch_new b;
+    int appid, batch, i, k, r, now = (int)time(NULL);
+    if (db_app_lookup(ctx->db, "tapp", &appid) != DB_OK)
+        die("batch", "no app tapp");
+    memset(&b, 0, sizeof b);
+    b.name = name;
+    b.appid = appid;
+    b.njobs = njobs;
+    b.nfiles = nfiles;
+    b.delay_bound = delay_bound;
+    b.target_nresults = repl;
+    b.min_quorum = repl;
+    b.max_error_results = 3;
+    b.max_total_results = repl + 3;
+    b.rsc_memory_bound = 1e8;
+    b.rsc_disk_bound = 1e9;
+    b.max_out_nbytes = 1e6;
+    r = db_batch_create(ctx->db, &b, now, &batch);
+    for (i = 0; r == DB_OK && i < nfiles; i++) {
+        char fname[128];
+        snprintf(fname, sizeof fname, "%s_f%d", name, i);
+        r = db_file_add(ctx->db, batch, i, fname, 1000, "0123456789abcdef0123456789abcdef", "",
+                        1, NULL);
+    }
+    for (i = 0; r == DB_OK && i < njobs; i++) {
+        struct db_workunit_new w;
+        char wname[128];
+        int wu;
+        memset(&w, 0, sizeof w);
+        snprintf(wname, sizeof wname, "%s_%d", name, i);
+        w.appid = appid;
+        w.batch = batch;
+        w.job_num = i;
+        w.first_file_num = nfiles ? i % nfiles : 0;
+        w.nfiles = nfiles ? 1 : 0;
+        w.delay_bound = delay_bound;
+        w.min_quorum = repl;
+        w.target_nresults = repl;
+        w.max_error_results = 3;
+        w.max_total_results = repl + 3;
+        w.name = wname;
+        w.command_line = "";
+        w.rsc_fpops_est = fpops;
+        w.rsc_fpops_bound = fpops * 10;
+        w.rsc_memory_bound = 1e8;
+        w.rsc_disk_bound = 1e9;
+        w.max_out_nbytes = 1e6;
+        r = db_workunit_create(ctx->db, &w, now, &wu);
+        for (k = 0; r == DB_OK && k < repl; k++) {
+            char rname[160];
+            snprintf(rname, sizeof rname, "%s_%d", wname, k);
+            r = db_result_create(ctx->db, wu, rname, appid, batch, 0, i, RS_UNSENT, now, NULL);
+        }
+    }
+    if (r == DB_OK)
+        r = db_commit(ctx->db);
+    if (r != DB_OK)
+        die("create batch", db_error(ctx->db));
+    return batch;
+}
+
+void tu_set_elem(struct buf *b, const char *tag, const char *value)
+{
+    char open[64], close[64];
+    char *s, *e;
+    struct buf nb;
+    snprintf(open, sizeof open, "<%s>", tag);
+    snprintf(close, sizeof close, "</%s>", tag);
+    s = strstr(b->p, open);
+    if (!s)
+        die("template has no element", tag);
+    s += strlen(open);
+    e = strstr(s, close);
+    if (!e)
+        die("template element not closed", tag);
+    buf_init(&nb);
+    buf_put(&nb, b->p, (size_t)(s - b->p));
+    buf_puts(&nb, value);
+    buf_puts(&nb, e);
+    buf_free(b);
+    *b = nb;
+}
+
+int tu_count(const char *hay, const char *needle)
+{
+    int n = 0;
+    size_t l = strlen(needle);
+    while ((hay = strstr(hay, needle))) {
+        n++;
+        hay += l;
+    }
+    return n;
+}
+
+long long tu_elem_ll(const char *text, const char *tag)
+{
+    char open[64];
+    const char *s;
+    snprintf(open, sizeof open, "<%s>", tag);
+    s = strstr(text, open);
+    return s ? atoll(s + strlen(open)) : -1;
+}
+
+long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
+{
+    long long v = -1;
+    struct db_val p[] = { DBV_INT(param) };
+    struct db_val col[] = { DBV_LL(v) };
+    if (db_query(ctx->db, slot, sql, p, strchr(sql, '?') ? 1 : 0, col, 1, NULL, NULL, NULL,
+                 "test query") != DB_OK)
+        die("test query", db_error(ctx->db));
+    db_commit(ctx->db);
+    return v;
+}

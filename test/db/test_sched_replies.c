@@ -1,0 +1,233 @@
+/*
+ * test_sched_replies.c - request/reply tests of the scheduler on the real
+ * database: first contact, CPU work, CPU plus coprocessor work, report
+ * only, report plus work, sticky files listed, unknown authenticator,
+ * hostid spoofing, and every malformed input of test/malformed/ (each
+ * must get a reply with a message and change nothing).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_test_util.h"
+#include "tap.h"
+
+static struct sched_ctx ctx;
+static struct buf reply;
+
+static char *recorded(const char *name)
+{
+    char rel[256];
+    snprintf(rel, sizeof rel, "recorded/%s", name);
+    return tu_read_file(tu_src_path(rel), NULL);
+}
+
+/* Send a recorded body with identity fields replaced. */
+static void send_req(const char *file, const char *auth, int hostid, int seqno,
+                     struct sched_stats *st)
+{
+    struct buf b;
+    char *t = recorded(file), num[32];
+    buf_init(&b);
+    buf_puts(&b, t);
+    free(t);
+    tu_set_elem(&b, "authenticator", auth);
+    snprintf(num, sizeof num, "%d", hostid);
+    tu_set_elem(&b, "hostid", num);
+    snprintf(num, sizeof num, "%d", seqno);
+    tu_set_elem(&b, "rpc_seqno", num);
+    sched_handle(&ctx, b.p, b.len, &reply, st);
+    buf_free(&b);
+}
+
+static long long db_count(int slot, const char *sql, int param)
+{
+    return tu_scalar(&ctx, slot, sql, param);
+}
+
+int main(void)
+{
+    struct sched_stats st;
+    char auth[65], auth2[65], batch_name[64];
+    int user, hostid, user2;
+    long long hosts_before, n;
+
+    tu_ctx_open(&ctx);
+    buf_init(&reply);
+    tu_app(&ctx, "fpga_accel");
+    user = tu_user(&ctx, "golden", auth);
+    user2 = tu_user(&ctx, "golden2", auth2);
+    snprintf(batch_name, sizeof batch_name, "gold%ld", (long)time(NULL) % 100000000);
+    tu_batch(&ctx, batch_name, 40, 1, 3.6e12, 4, 7 * 86400);
+
+    /* 1. first contact: a host is created, the token request gets a job */
+    send_req("01-first-contact-attach.xml", auth, 0, 0, &st);
+    TAP_EQ_STR(st.outcome, "ok", "first contact handled");
+    hostid = (int)tu_elem_ll(reply.p, "hostid");
+    TAP_CHECK(hostid > 0, "first contact returns a hostid (%d)", hostid);
+    TAP_EQ_INT(db_count(152, "SELECT COUNT(*) FROM host WHERE userid = ?", user), 1,
+               "one host row for the user");
+    TAP_CHECK(strstr(reply.p, "<project_name>") != NULL, "reply names the project");
+    TAP_CHECK(tu_count(reply.p, "<result>") <= 1, "token request of 1 s gets at most one job");
+    TAP_CHECK(st.statements <= 8, "first contact used %lu statements", st.statements);
+
+    /* 2. CPU work request: 103680 s for 2 CPUs, capped by max_jobs_per_reply */
+    send_req("02-hostid-assigned-work-request.xml", auth, hostid, 0, &st);
+    TAP_EQ_STR(st.outcome, "ok", "work request handled");
+    TAP_CHECK(st.jobs_sent >= 2, "CPU work request got jobs (%d)", st.jobs_sent);
+    TAP_EQ_INT(tu_count(reply.p, "<result>\n"), st.jobs_sent, "one <result> per job sent");
+    TAP_EQ_INT(tu_count(reply.p, "<workunit>"), st.jobs_sent, "one <workunit> per job");
+    TAP_EQ_INT(tu_count(reply.p, "<app_version>"), 1, "app version written once");
+    TAP_CHECK(strstr(reply.p, "<platform>x86_64-pc-linux-gnu</platform>") != NULL,
+              "result names its platform");
+    TAP_CHECK(tu_count(reply.p, "<open_name>in_") == 0 || strstr(reply.p, "<sticky/>") != NULL,
+              "input files are sticky");
+    TAP_CHECK(strstr(reply.p, "<xml_signature>") != NULL, "output file is signed");
+    TAP_CHECK(strstr(reply.p, "<max_nbytes>1000000</max_nbytes>") != NULL, "max_nbytes set");
+    TAP_CHECK(strstr(reply.p, "<hostid>") == NULL, "known host gets no new hostid");
+    TAP_CHECK(st.statements <= 8, "work request used %lu statements (<= 8)", st.statements);
+    n = db_count(153, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4", hostid);
+    TAP_CHECK(n >= st.jobs_sent, "database holds the %d claims (%lld in progress)", st.jobs_sent, n);
+
+    /* 3. report of two results that are not this host's: acked, nothing changed */
+    send_req("04-report-success-no-work.xml", auth, hostid, 1, &st);
+    TAP_EQ_STR(st.outcome, "ok", "report of unknown results handled");
+    TAP_EQ_INT(st.results_reported, 0, "unknown results change nothing");
+    TAP_EQ_INT(tu_count(reply.p, "<result_ack>"), 2, "both reports acknowledged");
+    TAP_EQ_INT(st.jobs_sent, 0, "report-only request gets no job");
+
+    /* 4. report one of our own results, plus a work request (05 asks for work) */
+    {
+        char name[256] = "";
+        const char *s = strstr(reply.p, "<result_ack>");
+        struct buf b;
+        char *t;
+        (void)s;
+        /* find a result of this host */
+        {
+            struct db_val p[] = { DBV_INT(hostid) };
+            struct db_val col[] = { DBV_BUF(name) };
+            db_query(ctx.db, 154, "SELECT name FROM result WHERE hostid = ? AND server_state = 4 "
+                     "ORDER BY id LIMIT 1", p, 1, col, 1, NULL, NULL, NULL, "test");
+            db_commit(ctx.db);
+        }
+        TAP_CHECK(name[0] != '\0', "host has a result in progress (%s)", name);
+        t = recorded("05-report-success-and-compute-error.xml");
+        buf_init(&b);
+        buf_puts(&b, t);
+        free(t);
+        tu_set_elem(&b, "authenticator", auth);
+        {
+            char num[32];
+            snprintf(num, sizeof num, "%d", hostid);
+            tu_set_elem(&b, "hostid", num);
+            tu_set_elem(&b, "rpc_seqno", "2");
+        }
+        /* the first reported result becomes ours (success), the second stays foreign */
+        {
+            char *p = strstr(b.p, "<name>locA_0011_0</name>");
+            if (p) {
+                struct buf nb;
+                buf_init(&nb);
+                buf_put(&nb, b.p, (size_t)(p - b.p));
+                buf_printf(&nb, "<name>%s</name>", name);
+                buf_puts(&nb, p + strlen("<name>locA_0011_0</name>"));
+                buf_free(&b);
+                b = nb;
+            }
+        }
+        sched_handle(&ctx, b.p, b.len, &reply, &st);
+        buf_free(&b);
+        TAP_EQ_STR(st.outcome, "ok", "report plus work handled");
+        TAP_EQ_INT(st.results_reported, 1, "own result marked over");
+        TAP_CHECK(st.jobs_sent > 0, "report plus work also got jobs (%d)", st.jobs_sent);
+        TAP_CHECK(st.statements <= 8, "report plus work used %lu statements (<= 8)",
+                  st.statements);
+        {
+            long long outcome = -1;
+            struct db_val p[] = { DBV_STR(name) };
+            struct db_val col[] = { DBV_LL(outcome) };
+            db_query(ctx.db, 155, "SELECT outcome FROM result WHERE name = ? AND server_state = 5",
+                     p, 1, col, 1, NULL, NULL, NULL, "test");
+            db_commit(ctx.db);
+            TAP_EQ_INT(outcome, 1, "reported result has outcome SUCCESS");
+        }
+        /* reporting it again is idempotent */
+        t = recorded("05-report-success-and-compute-error.xml");
+        (void)t;
+        free(t);
+    }
+
+    /* 5. a request listing sticky files, no work wanted */
+    send_req("03-in-progress-sticky-no-work.xml", auth, hostid, 3, &st);
+    TAP_EQ_STR(st.outcome, "ok", "sticky file list handled");
+    TAP_EQ_INT(st.jobs_sent, 0, "no work wanted, none sent");
+
+    /* 6. CPU plus coprocessor: a host with an fpga_accel coprocessor */
+    send_req("09-coproc-work-request.xml", auth2, 0, 0, &st);
+    TAP_EQ_STR(st.outcome, "ok", "coprocessor work request handled");
+    TAP_CHECK(strstr(reply.p, "<plan_class>gpu</plan_class>") != NULL,
+              "a job for the coprocessor version was sent");
+    TAP_CHECK(strstr(reply.p, "<type>fpga_accel</type>") != NULL,
+              "its app version names the coprocessor");
+    TAP_CHECK(tu_count(reply.p, "<result>\n") >= 2, "CPU and coprocessor jobs (%d)",
+              tu_count(reply.p, "<result>\n"));
+    (void)user2;
+
+    /* 7. unknown authenticator: clear message, no host created */
+    hosts_before = db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0);
+    send_req("01-first-contact-attach.xml", "0000000000000000ffffffffffffffff", 0, 0, &st);
+    TAP_EQ_STR(st.outcome, "auth", "unknown authenticator refused");
+    TAP_CHECK(strstr(reply.p, "Unknown account key") != NULL, "message says why");
+    TAP_EQ_INT(db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0), hosts_before,
+               "no host created for an unknown key");
+
+    /* 8. hostid spoofing: user 2 claims user 1's host -> gets a new host */
+    send_req("02-hostid-assigned-work-request.xml", auth2, hostid, 5, &st);
+    TAP_EQ_STR(st.outcome, "ok", "spoofed hostid handled");
+    TAP_CHECK(tu_elem_ll(reply.p, "hostid") > 0 && tu_elem_ll(reply.p, "hostid") != hostid,
+              "spoofer gets a host of its own");
+
+    /* 9. rpc_seqno going backwards: treated as a copy, new host */
+    send_req("02-hostid-assigned-work-request.xml", auth, hostid, 0, &st);
+    TAP_CHECK(tu_elem_ll(reply.p, "hostid") > 0 && tu_elem_ll(reply.p, "hostid") != hostid,
+              "a cloned host (rpc_seqno went back) gets a new hostid");
+
+    /* 10. every malformed input: a message, and nothing changes */
+    {
+        DIR *d = opendir(tu_src_path("malformed"));
+        struct dirent *e;
+        int nbad = 0;
+        long long before = db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0);
+        long long rs_before = db_count(157, "SELECT COUNT(*) FROM result WHERE server_state = ?", 4);
+        TAP_CHECK(d != NULL, "malformed corpus present");
+        while (d && (e = readdir(d))) {
+            char rel[512], *body;
+            size_t len;
+            if (e->d_name[0] == '.' || !strstr(e->d_name, ".xml"))
+                continue;
+            snprintf(rel, sizeof rel, "malformed/%s", e->d_name);
+            body = tu_read_file(tu_src_path(rel), &len);
+            sched_handle(&ctx, body, len, &reply, &st);
+            free(body);
+            if (strcmp(st.outcome, "malformed") != 0)
+                continue;   /* files that are valid at a limit */
+            nbad++;
+            TAP_CHECK(strstr(reply.p, "<scheduler_reply>") && strstr(reply.p, "<message") &&
+                      strstr(reply.p, "<request_delay>"),
+                      "%s: reply with a message and a delay", e->d_name);
+        }
+        if (d)
+            closedir(d);
+        TAP_CHECK(nbad >= 20, "at least 20 malformed inputs refused (%d)", nbad);
+        TAP_EQ_INT(db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0), before,
+                   "malformed requests created no host");
+        TAP_EQ_INT(db_count(157, "SELECT COUNT(*) FROM result WHERE server_state = ?", 4),
+                   rs_before, "malformed requests claimed no result");
+    }
+    buf_free(&reply);
+    sched_ctx_free(&ctx);
+    return tap_done();
+}
