@@ -637,14 +637,18 @@ static int parse_number(struct pstate *st, const struct field *f, const char *s,
     return 0;
 }
 
-/* Format v in the shortest of %.15g/%.16g/%.17g that reads back exactly. */
+/* Format v in the shortest of %.15g/%.16g/%.17g that reads back exactly,
+ * with a '.' decimal point whatever the process locale. */
 static void fmt_double(char *buf, size_t sz, double v)
 {
+    locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(buf, sz, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
-            return;
+            break;
     }
+    if (old)
+        uselocale(old);
 }
 
 /* ------------------------------------------------------------------ */
@@ -852,7 +856,7 @@ static void push(struct pstate *st, const struct frame *fr)
 static int on_end(struct pstate *st, const char *name, int empty)
 {
     if (st->depth <= 0)
-        return fail(st, SRQ_ERR_XML, "unbalanced end tag </%s>", name);
+        return fail(st, SRQ_ERR_XML, "unbalanced end tag");
     struct frame *fr = &st->stack[--st->depth];
     switch (fr->ctx) {
     case CTX_LEAF:
@@ -877,21 +881,24 @@ static int on_start(struct pstate *st, xmlTextReaderPtr rd)
     const char *name = (const char *)xmlTextReaderConstName(rd);
     int empty = xmlTextReaderIsEmptyElement(rd) == 1;
     struct frame fr = { CTX_IGNORE, NULL, NULL, 0 };
+    char q[128] = "";
     if (!name)
         return fail(st, SRQ_ERR_NOMEM, "out of memory reading an element name");
     size_t nlen = strlen(name);
 
-    if (++st->nelements > LIM_XML_ELEMENTS)
-        return fail(st, SRQ_ERR_LIMIT, "more than %d elements (at <%.64s>)", LIM_XML_ELEMENTS,
-                    name);
-    if (st->depth >= LIM_XML_DEPTH)
-        return fail(st, SRQ_ERR_LIMIT, "elements nested deeper than %d (at <%.64s>)",
-                    LIM_XML_DEPTH, name);
+    if (++st->nelements > LIM_XML_ELEMENTS) {
+        quote_text(q, sizeof q, name, nlen);
+        return fail(st, SRQ_ERR_LIMIT, "more than %d elements (at <%s>)", LIM_XML_ELEMENTS, q);
+    }
+    if (st->depth >= LIM_XML_DEPTH) {
+        quote_text(q, sizeof q, name, nlen);
+        return fail(st, SRQ_ERR_LIMIT, "elements nested deeper than %d (at <%s>)",
+                    LIM_XML_DEPTH, q);
+    }
 
     if (st->depth == 0) {
-        char q[128] = "";
         if (st->root_seen)
-            return fail(st, SRQ_ERR_XML, "a second root element <%.64s>", name);
+            return fail(st, SRQ_ERR_XML, "a second root element");
         st->root_seen = 1;
         if (strcmp(name, "scheduler_request") != 0) {
             quote_text(q, sizeof q, name, nlen);
@@ -915,8 +922,9 @@ static int on_start(struct pstate *st, xmlTextReaderPtr rd)
         stderr_append(st, empty ? "/>" : ">", empty ? 2 : 1);
         break;
     case CTX_LEAF:
-        return fail(st, SRQ_ERR_XML, "<%s> in <%s>: unexpected child element <%.64s>",
-                    parent->f->name, name_below(st, st->depth - 1), name);
+        quote_text(q, sizeof q, name, nlen);
+        return fail(st, SRQ_ERR_XML, "<%s> in <%s>: unexpected child element <%s>",
+                    parent->f->name, name_below(st, st->depth - 1), q);
     default: {
         const struct field *f = lookup(parent->ctx, name, nlen);
         if (!f)

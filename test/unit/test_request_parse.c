@@ -23,6 +23,8 @@
 #include "sched_request.h"
 #include "tap.h"
 
+#include <dirent.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -576,8 +578,8 @@ static const struct bad_case {
     { "56-invalid-char-ref.xml", SRQ_ERR_XML, "invalid xmlChar value 0", NULL },
     { "57-mismatched-tag.xml", SRQ_ERR_XML, "Opening and ending tag mismatch: hostid", NULL },
     { "58-prefixed-root.xml", SRQ_ERR_XML, "root element is <x:scheduler_request>", NULL },
-    { "59-negative-req-secs.xml", SRQ_ERR_NUMBER, "<work_req_seconds> in <scheduler_request>: \"-1\"",
-      NULL },
+    { "59-negative-req-secs.xml", SRQ_ERR_NUMBER,
+      "<work_req_seconds> in <scheduler_request>: \"-1\"", NULL },
     { "60-utf16-body.xml", SRQ_ERR_XML, "NUL byte", NULL },
 };
 #define NBAD ((int)(sizeof bad_cases / sizeof bad_cases[0]))
@@ -622,6 +624,31 @@ static void test_malformed(void)
             sched_request_free(&r);      /* must be harmless */
         }
         free(body);
+    }
+
+    /* every file of malformed/ must have a row in the table */
+    char dir[2048];
+    int unlisted = 0, nfiles = 0;
+    snprintf(dir, sizeof dir, "%s/malformed", corpus);
+    DIR *d = opendir(dir);
+    if (TAP_CHECK(d != NULL, "malformed/ listed")) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL) {
+            size_t l = strlen(de->d_name);
+            if (l < 5 || strcmp(de->d_name + l - 4, ".xml") != 0)
+                continue;
+            nfiles++;
+            int found = 0;
+            for (int i = 0; i < NBAD && !found; i++)
+                found = strcmp(bad_cases[i].file, de->d_name) == 0;
+            if (!found) {
+                unlisted++;
+                printf("#   %s has no row in bad_cases\n", de->d_name);
+            }
+        }
+        closedir(d);
+        TAP_EQ_INT(unlisted, 0, "every file of malformed/ is in the table");
+        TAP_EQ_INT(nfiles, NBAD, "every row of the table has its file");
     }
 
     fflush(stderr);
@@ -721,7 +748,8 @@ static void test_size_limits(void)
     expect("elements: exactly LIM_XML_ELEMENTS accepted", ok, SRQ_OK, NULL);
     free(ok);
     char *bad = mk_repeat("", "<x/>", LIM_XML_ELEMENTS - 2, "");
-    expect("elements: LIM_XML_ELEMENTS + 1 refused", bad, SRQ_ERR_LIMIT, "more than 50000 elements");
+    expect("elements: LIM_XML_ELEMENTS + 1 refused", bad, SRQ_ERR_LIMIT,
+           "more than 50000 elements");
     free(bad);
 
     /* a valid body padded with a comment to exactly LIM_REQUEST_BYTES */
@@ -916,7 +944,8 @@ static void test_content(void)
               "<estimated_delay>0</estimated_delay></coproc>\n"
               "</coprocs>\n"
               "<in_progress_results><ip_result><name>g</name><ncudas>0.5</ncudas>"
-              "<natis>0.25</natis><nintel_gpus>1</nintel_gpus></ip_result></in_progress_results>\n");
+              "<natis>0.25</natis><nintel_gpus>1</nintel_gpus></ip_result>"
+              "</in_progress_results>\n");
     rc = parse_s(body, &r, err, sizeof err);
     if (!TAP_CHECK(rc == SRQ_OK, "gpus: parses"))
         printf("#   %d: %s\n", rc, err);
@@ -1089,6 +1118,41 @@ static void test_api(void)
                "validate: NaN request refused");
 }
 
+/* Numbers and the dump must not depend on the process locale (a decimal
+ * comma would otherwise break "0.5" and the golden text). */
+static void test_locale(void)
+{
+    static const char *const names[] = { "de_DE.UTF-8", "de_DE.utf8", "fr_FR.UTF-8",
+                                         "fr_FR.utf8" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!setlocale(LC_NUMERIC, names[i]))
+            continue;
+        char path[2048], err[256];
+        size_t len = 0, elen = 0;
+        struct sched_request r;
+        snprintf(path, sizeof path, "%s/recorded/05-report-success-and-compute-error.xml",
+                 corpus);
+        char *body = slurp(path, &len);
+        snprintf(path, sizeof path, "%s/recorded/expected/05-report-success-and-compute-error.txt",
+                 corpus);
+        char *want = slurp(path, &elen);
+        int rc = body ? parse(body, len, &r, err, sizeof err) : -99;
+        TAP_EQ_INT(rc, SRQ_OK, "locale %s: 05 parses", names[i]);
+        if (rc == SRQ_OK && want) {
+            char *got = dump_string(&r);
+            if (got)
+                check_dump("05-report-success-and-compute-error", got, want);
+            free(got);
+        }
+        sched_request_free(&r);
+        free(body);
+        free(want);
+        setlocale(LC_NUMERIC, "C");
+        return;
+    }
+    printf("# no decimal-comma locale installed: locale test skipped\n");
+}
+
 /* ------------------------------------------------------------------ */
 /* 4. Timing                                                            */
 
@@ -1137,6 +1201,7 @@ int main(int argc, char **argv)
     test_numbers();
     test_content();
     test_api();
+    test_locale();
     bench("02-hostid-assigned-work-request");
     bench("04-report-success-no-work");
 
