@@ -23,13 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* OpenSSL's err.h uses INT_MAX from the system <limits.h>; with -I sched
- * on the command line, <limits.h> finds sched/limits.h instead.  The
- * system header, if it comes later, redefines INT_MAX the same way. */
-#ifndef INT_MAX
-#define INT_MAX __INT_MAX__
-#endif
-
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>

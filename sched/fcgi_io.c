@@ -4,12 +4,12 @@
  *
  * libfcgi's FCGX_GetStr() returns fewer bytes than asked only at the end
  * of the stream, and takes int counts, so reads go in chunks of at most
- * 1 MiB (FCGX counts are int; INT32_MAX stands for INT_MAX, since under
- * -I sched <limits.h> is the project's).  Responses are written with FCGX_PutStr(); the CGI "Status:"
+ * 1 MiB.  Responses are written with FCGX_PutStr(); the CGI "Status:"
  * header sets the HTTP status line (mod_fcgid turns it into one).
  */
 #include "fcgi_io.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +194,7 @@ int fcgi_write_response(FCGX_Stream *out, int status, const char *reason,
     char head[512];
     int n;
 
-    if (!out || (!body && len) || len > INT32_MAX)
+    if (!out || (!body && len) || len > INT_MAX)
         return FIO_ERR_ARG;
     n = snprintf(head, sizeof head,
                  "Status: %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"

@@ -149,9 +149,12 @@ static void send_reply(struct uh_request *r)
         log_info("[ip %s] could not send the reply (client gone?)", r->ip);
 }
 
+static int uh_key(struct uh_state *st);
+
 /*
- * Load the configuration, open the log and the upload folder.  Returns 0,
- * or -1 after logging why (at most once a minute).
+ * Load the configuration, open the log and the upload folder, and try the
+ * HMAC key (so that a missing key shows in the log at start; uploads retry
+ * it).  Returns 0, or -1 after logging why (at most once a minute).
  */
 static int uh_setup(struct uh_state *st)
 {
@@ -195,6 +198,7 @@ static int uh_setup(struct uh_state *st)
     st->updir_fd = fd;
     st->configured = 1;
     log_info("ready: config %s, upload_dir %s", cfg_path, st->cfg.upload_dir);
+    uh_key(st);
     return 0;
 }
 

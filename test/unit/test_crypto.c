@@ -47,12 +47,12 @@ static const char real_md5[] = "99af8f51318f74287e1cde406b225d8d";
 static const char hkey_hex[] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 static const char hmac_known[] = "7fb8281d4ac4f961df7c059c592e870a00d31243fc36c9ab2ef44aed0528063b";
 
-static char tmpdir[512];
+static char tmpdir[160];
 
 /* Write data to tmpdir/name with mode; returns the path (static buffer). */
 static const char *write_tmp(const char *name, const char *data, size_t len, mode_t mode)
 {
-    static char path[256];
+    static char path[sizeof tmpdir + 64];
     int fd;
 
     snprintf(path, sizeof path, "%s/%s", tmpdir, name);
@@ -464,7 +464,9 @@ int main(void)
     const char *t = getenv("TMPDIR");
     char cmd[600];
 
-    snprintf(tmpdir, sizeof tmpdir, "%s/test_crypto.XXXXXX", t && *t ? t : "/tmp");
+    if (!t || !*t || strlen(t) > 100)
+        t = "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_crypto.XXXXXX", t);
     if (!mkdtemp(tmpdir)) {
         perror("mkdtemp");
         return 2;
