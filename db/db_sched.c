@@ -21,6 +21,7 @@ struct jbuf {
     char *p;
     size_t len, cap;
     int oom;
+    int first;          /* no comma before the next value or row */
 };
 
 static void jb_put(struct jbuf *b, const char *s, size_t n)
@@ -45,8 +46,43 @@ static void jb_put(struct jbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
+/* A comma before every value or row but the first of its array. */
+static void jb_sep(struct jbuf *b)
+{
+    if (!b->first)
+        jb_put(b, ",", 1);
+    b->first = 0;
+}
+
+/* "[" opening the outer array or a row. */
+static void jb_open(struct jbuf *b)
+{
+    if (b->len)
+        jb_sep(b);
+    jb_put(b, "[", 1);
+    b->first = 1;
+}
+
+static void jb_close(struct jbuf *b)
+{
+    jb_put(b, "]", 1);
+    b->first = 0;
+}
+
+/* Out-of-memory check after building: frees and records the error. */
+static int jb_failed(struct db_conn *c, struct jbuf *b, const char *what)
+{
+    if (!b->oom)
+        return 0;
+    free(b->p);
+    b->p = NULL;
+    db_fail(c, what, 0, "out of memory");
+    return 1;
+}
+
 static void jb_str(struct jbuf *b, const char *s)
 {
+    jb_sep(b);
     jb_put(b, "\"", 1);
     for (; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -68,6 +104,7 @@ static void jb_num(struct jbuf *b, double d)
 {
     char t[40];
     int n;
+    jb_sep(b);
     if (!isfinite(d))
         d = 0;
     n = snprintf(t, sizeof t, "%.17g", d);
@@ -77,7 +114,9 @@ static void jb_num(struct jbuf *b, double d)
 static void jb_int(struct jbuf *b, long long v)
 {
     char t[24];
-    int n = snprintf(t, sizeof t, "%lld", v);
+    int n;
+    jb_sep(b);
+    n = snprintf(t, sizeof t, "%lld", v);
     jb_put(b, t, (size_t)n);
 }
 
@@ -239,17 +278,12 @@ int db_reported_read(struct db_conn *c, const char *const *names, int n,
 
     if (n <= 0)
         return DB_OK;
-    jb_put(&b, "[", 1);
-    for (i = 0; i < n; i++) {
-        if (i)
-            jb_put(&b, ",", 1);
+    jb_open(&b);
+    for (i = 0; i < n; i++)
         jb_str(&b, names[i]);
-    }
-    jb_put(&b, "]", 1);
-    if (b.oom) {
-        free(b.p);
-        return db_fail(c, "read reported results", 0, "out of memory");
-    }
+    jb_close(&b);
+    if (jb_failed(c, &b, "read reported results"))
+        return DB_ERR;
     memset(&x, 0, sizeof x);
     x.row = row;
     x.ctx = ctx;
@@ -289,27 +323,25 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
     *updated = 0;
     if (n <= 0)
         return DB_OK;
-    jb_put(&b, "[", 1);
+    jb_open(&b);
     for (i = 0; i < n; i++) {
         const struct db_report_update *x = &u[i];
-        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
-        jb_int(&b, x->id); jb_put(&b, ",", 1);
-        jb_int(&b, x->outcome); jb_put(&b, ",", 1);
-        jb_int(&b, x->client_state); jb_put(&b, ",", 1);
-        jb_int(&b, x->exit_status); jb_put(&b, ",", 1);
-        jb_num(&b, x->cpu_time); jb_put(&b, ",", 1);
-        jb_num(&b, x->elapsed_time); jb_put(&b, ",", 1);
-        jb_num(&b, x->peak_working_set_size); jb_put(&b, ",", 1);
-        jb_num(&b, x->peak_swap_size); jb_put(&b, ",", 1);
-        jb_num(&b, x->peak_disk_usage); jb_put(&b, ",", 1);
+        jb_open(&b);
+        jb_int(&b, x->id);
+        jb_int(&b, x->outcome);
+        jb_int(&b, x->client_state);
+        jb_int(&b, x->exit_status);
+        jb_num(&b, x->cpu_time);
+        jb_num(&b, x->elapsed_time);
+        jb_num(&b, x->peak_working_set_size);
+        jb_num(&b, x->peak_swap_size);
+        jb_num(&b, x->peak_disk_usage);
         jb_str(&b, x->stderr_out ? x->stderr_out : "");
-        jb_put(&b, "]", 1);
+        jb_close(&b);
     }
-    jb_put(&b, "]", 1);
-    if (b.oom) {
-        free(b.p);
-        return db_fail(c, "update reported results", 0, "out of memory");
-    }
+    jb_close(&b);
+    if (jb_failed(c, &b, "update reported results"))
+        return DB_ERR;
     snprintf(what, sizeof what, "mark results of [host#%d] reported", hostid);
     {
         struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(now), DBV_INT(now),
@@ -335,19 +367,17 @@ int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int
 
     if (n <= 0)
         return DB_OK;
-    jb_put(&b, "[", 1);
+    jb_open(&b);
     for (i = 0; i < n; i++) {
-        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
-        jb_int(&b, h[i].app_version_id); jb_put(&b, ",", 1);
-        jb_int(&b, h[i].et_n); jb_put(&b, ",", 1);
+        jb_open(&b);
+        jb_int(&b, h[i].app_version_id);
+        jb_int(&b, h[i].et_n);
         jb_num(&b, h[i].correction);
-        jb_put(&b, "]", 1);
+        jb_close(&b);
     }
-    jb_put(&b, "]", 1);
-    if (b.oom) {
-        free(b.p);
-        return db_fail(c, "store runtime corrections", 0, "out of memory");
-    }
+    jb_close(&b);
+    if (jb_failed(c, &b, "store runtime corrections"))
+        return DB_ERR;
     snprintf(what, sizeof what, "store runtime corrections of [host#%d]", hostid);
     {
         struct db_val params[] = { DBV_INT(hostid), DBV_STRN(b.p, b.len) };
@@ -452,20 +482,18 @@ int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
 
     if (n <= 0)
         return DB_OK;
-    jb_put(&b, "[", 1);
+    jb_open(&b);
     for (i = 0; i < n; i++) {
-        jb_put(&b, i ? ",[" : "[", i ? 2 : 1);
-        jb_int(&b, claims[i].result_id); jb_put(&b, ",", 1);
-        jb_int(&b, claims[i].app_version_id); jb_put(&b, ",", 1);
-        jb_int(&b, claims[i].report_deadline); jb_put(&b, ",", 1);
+        jb_open(&b);
+        jb_int(&b, claims[i].result_id);
+        jb_int(&b, claims[i].app_version_id);
+        jb_int(&b, claims[i].report_deadline);
         jb_num(&b, claims[i].flops_estimate);
-        jb_put(&b, "]", 1);
+        jb_close(&b);
     }
-    jb_put(&b, "]", 1);
-    if (b.oom) {
-        free(b.p);
-        return db_fail(c, "claim results", 0, "out of memory");
-    }
+    jb_close(&b);
+    if (jb_failed(c, &b, "claim results"))
+        return DB_ERR;
     snprintf(what, sizeof what, "claim %d results for [host#%d] [user#%d]", n, hostid, userid);
     {
         struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(hostid), DBV_INT(userid),

@@ -14,6 +14,7 @@
  * our buffers is cleansed before it is released.
  */
 #include "crypto_sign.h"
+#include "text_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,19 +39,6 @@
 
 static const char hexdigits[] = "0123456789abcdef";
 
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
 /* Fail with OpenSSL's most recent error appended, and empty its queue. */
 static int fail_ssl(char *err, size_t errlen, const char *what)
 {
@@ -62,23 +50,7 @@ static int fail_ssl(char *err, size_t errlen, const char *what)
     else
         snprintf(buf, sizeof buf, "unknown error");
     ERR_clear_error();
-    return fail(err, errlen, CS_ERR_CRYPTO, "%s: %s", what, buf);
-}
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    return text_fail(err, errlen, CS_ERR_CRYPTO, "%s: %s", what, buf);
 }
 
 /*
@@ -119,22 +91,22 @@ static int parse_hex_block(const char *s, size_t len, size_t pos, unsigned char 
     int hi, lo;
 
     for (;;) {
-        while (pos < len && is_space(s[pos]))
+        while (pos < len && text_is_space(s[pos]))
             pos++;
         if (pos >= len)
-            return fail(err, errlen, CS_ERR_FORMAT, "hex block has no closing \".\"");
+            return text_fail(err, errlen, CS_ERR_FORMAT, "hex block has no closing \".\"");
         if (s[pos] == '.')
             break;
-        if (pos + 1 >= len || (hi = hexval(s[pos])) < 0 || (lo = hexval(s[pos + 1])) < 0)
-            return fail(err, errlen, CS_ERR_FORMAT, "bad hex at offset %zu", pos);
+        if (pos + 1 >= len || (hi = text_hexval(s[pos])) < 0 || (lo = text_hexval(s[pos + 1])) < 0)
+            return text_fail(err, errlen, CS_ERR_FORMAT, "bad hex at offset %zu", pos);
         if (n >= max)
-            return fail(err, errlen, CS_ERR_FORMAT, "hex block longer than %zu bytes", max);
+            return text_fail(err, errlen, CS_ERR_FORMAT, "hex block longer than %zu bytes", max);
         out[n++] = (unsigned char)(hi << 4 | lo);
         pos += 2;
     }
     for (pos++; pos < len; pos++)
-        if (!is_space(s[pos]))
-            return fail(err, errlen, CS_ERR_FORMAT, "text after the closing \".\"");
+        if (!text_is_space(s[pos]))
+            return text_fail(err, errlen, CS_ERR_FORMAT, "text after the closing \".\"");
     *nout = n;
     return 0;
 }
@@ -145,15 +117,15 @@ static int check_rsa_key(EVP_PKEY *key, char *err, size_t errlen)
     int bits;
 
     if (!key)
-        return fail(err, errlen, CS_ERR_ARG, "no key");
+        return text_fail(err, errlen, CS_ERR_ARG, "no key");
     if (!EVP_PKEY_is_a(key, "RSA"))
-        return fail(err, errlen, CS_ERR_FORMAT, "key is not an RSA key");
+        return text_fail(err, errlen, CS_ERR_FORMAT, "key is not an RSA key");
     bits = EVP_PKEY_get_bits(key);
     if (bits > CS_MAX_BITS)
-        return fail(err, errlen, CS_ERR_KEYSIZE,
+        return text_fail(err, errlen, CS_ERR_KEYSIZE,
                     "RSA key has %d bits; BOINC clients accept at most %d", bits, CS_MAX_BITS);
     if (bits < CS_MIN_BITS)
-        return fail(err, errlen, CS_ERR_KEYSIZE, "RSA key has %d bits; at least %d needed",
+        return text_fail(err, errlen, CS_ERR_KEYSIZE, "RSA key has %d bits; at least %d needed",
                     bits, CS_MIN_BITS);
     return 0;
 }
@@ -178,13 +150,13 @@ int cs_generate_key(int bits, EVP_PKEY **out, char *err, size_t errlen)
     int rc;
 
     if (!out)
-        return fail(err, errlen, CS_ERR_ARG, "no output key");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output key");
     *out = NULL;
     if (bits > CS_MAX_BITS)
-        return fail(err, errlen, CS_ERR_KEYSIZE,
+        return text_fail(err, errlen, CS_ERR_KEYSIZE,
                     "%d bits requested; BOINC clients accept at most %d", bits, CS_MAX_BITS);
     if (bits < CS_MIN_BITS || bits % 8 != 0)
-        return fail(err, errlen, CS_ERR_KEYSIZE,
+        return text_fail(err, errlen, CS_ERR_KEYSIZE,
                     "%d bits requested; use a multiple of 8 from %d to %d", bits, CS_MIN_BITS,
                     CS_MAX_BITS);
     ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
@@ -218,7 +190,7 @@ int cs_public_key_text(EVP_PKEY *key, char *out, size_t outlen, char *err, size_
     int rc, r;
 
     if (!out || outlen == 0)
-        return fail(err, errlen, CS_ERR_ARG, "no output buffer");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output buffer");
     out[0] = '\0';
     if ((rc = check_rsa_key(key, err, errlen)) < 0)
         return rc;
@@ -230,18 +202,18 @@ int cs_public_key_text(EVP_PKEY *key, char *out, size_t outlen, char *err, size_
     if (BN_num_bytes(n) > CS_KEY_FIELD_BYTES || BN_num_bytes(e) > CS_KEY_FIELD_BYTES ||
         BN_bn2binpad(n, buf, CS_KEY_FIELD_BYTES) < 0 ||
         BN_bn2binpad(e, buf + CS_KEY_FIELD_BYTES, CS_KEY_FIELD_BYTES) < 0) {
-        rc = fail(err, errlen, CS_ERR_KEYSIZE, "RSA modulus or exponent too large");
+        rc = text_fail(err, errlen, CS_ERR_KEYSIZE, "RSA modulus or exponent too large");
         goto out;
     }
     r = snprintf(out, outlen, "%d\n", BN_num_bits(n));
     if (r < 0 || (size_t)r >= outlen) {
-        rc = fail(err, errlen, CS_ERR_ARG, "output buffer too small");
+        rc = text_fail(err, errlen, CS_ERR_ARG, "output buffer too small");
         goto out;
     }
     pos = (size_t)r;
     if (put_hex_block(buf, sizeof buf, out, outlen, &pos) < 0) {
         out[0] = '\0';
-        rc = fail(err, errlen, CS_ERR_ARG, "output buffer too small");
+        rc = text_fail(err, errlen, CS_ERR_ARG, "output buffer too small");
         goto out;
     }
     rc = 0;
@@ -290,29 +262,29 @@ int cs_public_key_parse(const char *text, size_t len, EVP_PKEY **out, char *err,
     int bits = 0, digits = 0, rc;
 
     if (!out)
-        return fail(err, errlen, CS_ERR_ARG, "no output key");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output key");
     *out = NULL;
     if (!text)
-        return fail(err, errlen, CS_ERR_ARG, "no key text");
-    while (pos < len && is_space(text[pos]))
+        return text_fail(err, errlen, CS_ERR_ARG, "no key text");
+    while (pos < len && text_is_space(text[pos]))
         pos++;
     while (pos < len && text[pos] >= '0' && text[pos] <= '9' && digits < 5) {
         bits = bits * 10 + (text[pos] - '0');
         pos++;
         digits++;
     }
-    if (digits == 0 || digits >= 5 || pos >= len || !is_space(text[pos]))
-        return fail(err, errlen, CS_ERR_FORMAT, "key text does not start with a bit count line");
+    if (digits == 0 || digits >= 5 || pos >= len || !text_is_space(text[pos]))
+        return text_fail(err, errlen, CS_ERR_FORMAT, "key text does not start with a bit count line");
     if (bits > CS_MAX_BITS)
-        return fail(err, errlen, CS_ERR_KEYSIZE,
+        return text_fail(err, errlen, CS_ERR_KEYSIZE,
                     "key has %d bits; BOINC clients accept at most %d", bits, CS_MAX_BITS);
     if (bits < CS_MIN_BITS)
-        return fail(err, errlen, CS_ERR_KEYSIZE, "key has %d bits; at least %d needed", bits,
+        return text_fail(err, errlen, CS_ERR_KEYSIZE, "key has %d bits; at least %d needed", bits,
                     CS_MIN_BITS);
     if ((rc = parse_hex_block(text, len, pos, buf, sizeof buf, &nbytes, err, errlen)) < 0)
         return rc;
     if (nbytes != sizeof buf)
-        return fail(err, errlen, CS_ERR_FORMAT, "key text holds %zu bytes, expected %zu", nbytes,
+        return text_fail(err, errlen, CS_ERR_FORMAT, "key text holds %zu bytes, expected %zu", nbytes,
                     sizeof buf);
     n = BN_bin2bn(buf, CS_KEY_FIELD_BYTES, NULL);
     e = BN_bin2bn(buf + CS_KEY_FIELD_BYTES, CS_KEY_FIELD_BYTES, NULL);
@@ -321,12 +293,12 @@ int cs_public_key_parse(const char *text, size_t len, EVP_PKEY **out, char *err,
         goto out;
     }
     if (BN_num_bits(n) != bits) {
-        rc = fail(err, errlen, CS_ERR_FORMAT, "key says %d bits but its modulus has %d", bits,
+        rc = text_fail(err, errlen, CS_ERR_FORMAT, "key says %d bits but its modulus has %d", bits,
                   BN_num_bits(n));
         goto out;
     }
     if (!BN_is_odd(n) || !BN_is_odd(e) || BN_is_one(e) || BN_cmp(e, n) >= 0) {
-        rc = fail(err, errlen, CS_ERR_FORMAT, "key has an impossible modulus or exponent");
+        rc = text_fail(err, errlen, CS_ERR_FORMAT, "key has an impossible modulus or exponent");
         goto out;
     }
     rc = pkey_from_ne(n, e, out, err, errlen);
@@ -353,18 +325,18 @@ int cs_private_key_load(const char *path, EVP_PKEY **out, char *err, size_t errl
     int rc;
 
     if (!out || !path)
-        return fail(err, errlen, CS_ERR_ARG, "no key path");
+        return text_fail(err, errlen, CS_ERR_ARG, "no key path");
     *out = NULL;
     bio = BIO_new_file(path, "r");
     if (!bio) {
         ERR_clear_error();
-        return fail(err, errlen, CS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+        return text_fail(err, errlen, CS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     }
     key = PEM_read_bio_PrivateKey(bio, NULL, no_password, NULL);
     BIO_free(bio);
     if (!key) {
         ERR_clear_error();
-        return fail(err, errlen, CS_ERR_FORMAT,
+        return text_fail(err, errlen, CS_ERR_FORMAT,
                     "%s: not an unencrypted PEM private key", path);
     }
     if ((rc = check_rsa_key(key, err, errlen)) < 0) {
@@ -383,7 +355,7 @@ int cs_private_key_pem(EVP_PKEY *key, char *out, size_t outlen, char *err, size_
     int rc;
 
     if (!out || outlen == 0)
-        return fail(err, errlen, CS_ERR_ARG, "no output buffer");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output buffer");
     out[0] = '\0';
     if ((rc = check_rsa_key(key, err, errlen)) < 0)
         return rc;
@@ -396,7 +368,7 @@ int cs_private_key_pem(EVP_PKEY *key, char *out, size_t outlen, char *err, size_
     }
     n = BIO_get_mem_data(bio, &data);
     if (n <= 0 || !data || (size_t)n >= outlen) {
-        rc = fail(err, errlen, CS_ERR_ARG, "private key PEM does not fit in %zu bytes", outlen);
+        rc = text_fail(err, errlen, CS_ERR_ARG, "private key PEM does not fit in %zu bytes", outlen);
         goto out;
     }
     memcpy(out, data, (size_t)n);
@@ -417,7 +389,7 @@ int cs_md5_fd(int fd, char hex[CS_MD5_HEX_LEN + 1], long long *size, char *err, 
     int rc;
 
     if (!hex)
-        return fail(err, errlen, CS_ERR_ARG, "no output buffer");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output buffer");
     hex[0] = '\0';
     ctx = EVP_MD_CTX_new();
     if (!ctx || !EVP_DigestInit_ex(ctx, EVP_md5(), NULL)) {
@@ -429,7 +401,7 @@ int cs_md5_fd(int fd, char hex[CS_MD5_HEX_LEN + 1], long long *size, char *err, 
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            rc = fail(err, errlen, CS_ERR_IO, "read error: %s", strerror(errno));
+            rc = text_fail(err, errlen, CS_ERR_IO, "read error: %s", strerror(errno));
             goto out;
         }
         if (r == 0)
@@ -465,19 +437,19 @@ int cs_md5_file(const char *path, char hex[CS_MD5_HEX_LEN + 1], long long *size,
     int fd, rc;
 
     if (!path || !hex)
-        return fail(err, errlen, CS_ERR_ARG, "no path");
+        return text_fail(err, errlen, CS_ERR_ARG, "no path");
     hex[0] = '\0';
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return fail(err, errlen, CS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+        return text_fail(err, errlen, CS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, CS_ERR_IO, "%s is not a regular file", path);
+        return text_fail(err, errlen, CS_ERR_IO, "%s is not a regular file", path);
     }
     rc = cs_md5_fd(fd, hex, size, sub, sizeof sub);
     close(fd);
     if (rc < 0)
-        return fail(err, errlen, rc, "%s: %s", path, sub);
+        return text_fail(err, errlen, rc, "%s: %s", path, sub);
     return 0;
 }
 
@@ -490,10 +462,10 @@ int cs_sign_md5(EVP_PKEY *priv, const char *md5hex, char *out, size_t outlen,
     int rc;
 
     if (!out || outlen == 0)
-        return fail(err, errlen, CS_ERR_ARG, "no output buffer");
+        return text_fail(err, errlen, CS_ERR_ARG, "no output buffer");
     out[0] = '\0';
     if (!md5hex || !cs_md5_hex_valid(md5hex, strlen(md5hex)))
-        return fail(err, errlen, CS_ERR_ARG, "md5 must be 32 lowercase hex digits");
+        return text_fail(err, errlen, CS_ERR_ARG, "md5 must be 32 lowercase hex digits");
     if ((rc = check_rsa_key(priv, err, errlen)) < 0)
         return rc;
     ctx = EVP_PKEY_CTX_new_from_pkey(NULL, priv, NULL);
@@ -513,7 +485,7 @@ int cs_sign_md5(EVP_PKEY *priv, const char *md5hex, char *out, size_t outlen,
     }
     if (put_hex_block(sig, siglen, out, outlen, &pos) < 0) {
         out[0] = '\0';
-        rc = fail(err, errlen, CS_ERR_ARG, "output buffer too small");
+        rc = text_fail(err, errlen, CS_ERR_ARG, "output buffer too small");
         goto out;
     }
     rc = 0;
@@ -531,16 +503,16 @@ int cs_verify_md5_key(EVP_PKEY *pub, const char *sigtext, size_t siglen, const c
     int rc, keybytes;
 
     if (!md5hex || !cs_md5_hex_valid(md5hex, strlen(md5hex)))
-        return fail(err, errlen, CS_ERR_ARG, "md5 must be 32 lowercase hex digits");
+        return text_fail(err, errlen, CS_ERR_ARG, "md5 must be 32 lowercase hex digits");
     if (!sigtext)
-        return fail(err, errlen, CS_ERR_ARG, "no signature text");
+        return text_fail(err, errlen, CS_ERR_ARG, "no signature text");
     if ((rc = check_rsa_key(pub, err, errlen)) < 0)
         return rc;
     if ((rc = parse_hex_block(sigtext, siglen, 0, sig, sizeof sig, &nsig, err, errlen)) < 0)
         return rc;
     keybytes = EVP_PKEY_get_size(pub);
     if (keybytes <= 0 || nsig != (size_t)keybytes)
-        return fail(err, errlen, CS_ERR_FORMAT, "signature has %zu bytes, the key needs %d", nsig,
+        return text_fail(err, errlen, CS_ERR_FORMAT, "signature has %zu bytes, the key needs %d", nsig,
                     keybytes);
     ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pub, NULL);
     if (!ctx || EVP_PKEY_verify_recover_init(ctx) <= 0 ||
@@ -551,11 +523,11 @@ int cs_verify_md5_key(EVP_PKEY *pub, const char *sigtext, size_t siglen, const c
     if (EVP_PKEY_verify_recover(ctx, clear, &nclear, sig, nsig) <= 0) {
         /* bad padding: not made with this key */
         ERR_clear_error();
-        rc = fail(err, errlen, CS_ERR_BADSIG, "signature does not match the key");
+        rc = text_fail(err, errlen, CS_ERR_BADSIG, "signature does not match the key");
         goto out;
     }
     if (nclear != CS_MD5_HEX_LEN || memcmp(clear, md5hex, CS_MD5_HEX_LEN) != 0) {
-        rc = fail(err, errlen, CS_ERR_BADSIG, "signature is for a different md5");
+        rc = text_fail(err, errlen, CS_ERR_BADSIG, "signature is for a different md5");
         goto out;
     }
     rc = 0;

@@ -9,6 +9,7 @@
  * many leading bytes of a forged signature were right.
  */
 #include "upload_auth.h"
+#include "text_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,35 +29,6 @@
 /* Longest key file we read: 64 hex digits plus generous whitespace. */
 #define KEY_FILE_MAX 256
 
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decode exactly 2*n hex digits into out.  Returns 0, or -1 with *bad set
  * to the offset of the first non-hex character. */
 static int unhex(const char *s, unsigned char *out, size_t n, size_t *bad)
@@ -65,8 +37,8 @@ static int unhex(const char *s, unsigned char *out, size_t n, size_t *bad)
     int hi, lo;
 
     for (i = 0; i < n; i++) {
-        hi = hexval(s[2 * i]);
-        lo = hexval(s[2 * i + 1]);
+        hi = text_hexval(s[2 * i]);
+        lo = text_hexval(s[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             if (bad)
                 *bad = 2 * i + (hi < 0 ? 0 : 1);
@@ -82,18 +54,18 @@ int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err
     size_t start = 0, end = len, bad = 0;
 
     if (!key || !text)
-        return fail(err, errlen, UA_ERR_ARG, "no key");
+        return text_fail(err, errlen, UA_ERR_ARG, "no key");
     key->loaded = 0;
-    while (start < end && is_space(text[start]))
+    while (start < end && text_is_space(text[start]))
         start++;
-    while (end > start && is_space(text[end - 1]))
+    while (end > start && text_is_space(text[end - 1]))
         end--;
     if (end - start != 2 * UA_KEY_LEN)
-        return fail(err, errlen, UA_ERR_FORMAT, "expected %d hex digits, found %zu characters",
+        return text_fail(err, errlen, UA_ERR_FORMAT, "expected %d hex digits, found %zu characters",
                     2 * UA_KEY_LEN, end - start);
     if (unhex(text + start, key->bytes, UA_KEY_LEN, &bad) < 0) {
         OPENSSL_cleanse(key->bytes, sizeof key->bytes);
-        return fail(err, errlen, UA_ERR_FORMAT, "character %zu is not a hex digit", start + bad + 1);
+        return text_fail(err, errlen, UA_ERR_FORMAT, "character %zu is not a hex digit", start + bad + 1);
     }
     key->loaded = 1;
     return 0;
@@ -111,23 +83,23 @@ int ua_key_load(struct upload_key *key, const char *path, char *warn, size_t war
     if (warn && warnlen)
         warn[0] = '\0';
     if (!key || !path)
-        return fail(err, errlen, UA_ERR_ARG, "no key path");
+        return text_fail(err, errlen, UA_ERR_ARG, "no key path");
     key->loaded = 0;
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0)
-        return fail(err, errlen, UA_ERR_IO, "cannot open upload key %s: %s%s", path,
+        return text_fail(err, errlen, UA_ERR_IO, "cannot open upload key %s: %s%s", path,
                     strerror(errno),
                     errno == ENOENT ? " (make one with: openssl rand -hex 32)" : "");
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return fail(err, errlen, UA_ERR_IO, "upload key %s is not a regular file", path);
+        return text_fail(err, errlen, UA_ERR_IO, "upload key %s is not a regular file", path);
     }
     while (n <= KEY_FILE_MAX) {
         r = read(fd, text + n, KEY_FILE_MAX + 1 - n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            rc = fail(err, errlen, UA_ERR_IO, "cannot read upload key %s: %s", path,
+            rc = text_fail(err, errlen, UA_ERR_IO, "cannot read upload key %s: %s", path,
                       strerror(errno));
             close(fd);
             OPENSSL_cleanse(text, sizeof text);
@@ -140,13 +112,13 @@ int ua_key_load(struct upload_key *key, const char *path, char *warn, size_t war
     close(fd);
     if (n > KEY_FILE_MAX) {
         OPENSSL_cleanse(text, sizeof text);
-        return fail(err, errlen, UA_ERR_FORMAT, "upload key %s: file too long (expected %d hex digits)",
+        return text_fail(err, errlen, UA_ERR_FORMAT, "upload key %s: file too long (expected %d hex digits)",
                     path, 2 * UA_KEY_LEN);
     }
     rc = ua_key_parse(key, text, n, sub, sizeof sub);
     OPENSSL_cleanse(text, sizeof text);
     if (rc < 0)
-        return fail(err, errlen, rc, "upload key %s: %s", path, sub);
+        return text_fail(err, errlen, rc, "upload key %s: %s", path, sub);
     if ((st.st_mode & (S_IRWXO | S_IWGRP)) && warn && warnlen)
         snprintf(warn, warnlen, "upload key %s has mode %04o; others may read or change it "
                  "(chmod 600, or 640 with the web server's group)", path,
@@ -213,9 +185,9 @@ int ua_verify(const struct upload_key *key, const char *name, long long max_nbyt
         return rc;
     if (!sig)
         return UA_ERR_BADSIG;
-    while (start < end && is_space(sig[start]))
+    while (start < end && text_is_space(sig[start]))
         start++;
-    while (end > start && is_space(sig[end - 1]))
+    while (end > start && text_is_space(sig[end - 1]))
         end--;
     if (end - start != UA_SIG_HEX || unhex(sig + start, got, 32, NULL) < 0)
         return UA_ERR_BADSIG;

@@ -12,6 +12,7 @@
  * is ignored, as XML parsers ignore unknown elements.
  */
 #include "upload_request.h"
+#include "text_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,32 +21,14 @@
 #define DATA_TAG     "<data>\n"
 #define DATA_TAG_LEN 7
 
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* Remove surrounding whitespace from the text v[0..*n). */
 static const char *trim(const char *v, size_t *n)
 {
-    while (*n > 0 && is_space(v[0])) {
+    while (*n > 0 && text_is_space(v[0])) {
         v++;
         (*n)--;
     }
-    while (*n > 0 && is_space(v[*n - 1]))
+    while (*n > 0 && text_is_space(v[*n - 1]))
         (*n)--;
     return v;
 }
@@ -135,11 +118,11 @@ static int get_count(const char *s, size_t n, const char *tag, int required, lon
     if (rc == UPREQ_ERR_MISSING && !required)
         return 0;
     if (rc == UPREQ_ERR_MISSING)
-        return fail(err, errlen, rc, "<%s> missing", tag);
+        return text_fail(err, errlen, rc, "<%s> missing", tag);
     if (rc < 0)
-        return fail(err, errlen, rc, "<%s> malformed or repeated", tag);
+        return text_fail(err, errlen, rc, "<%s> malformed or repeated", tag);
     if (parse_count(v, vlen, max, out) < 0)
-        return fail(err, errlen, UPREQ_ERR_NUMBER,
+        return text_fail(err, errlen, UPREQ_ERR_NUMBER,
                     "<%s> is not an integer from 0 to %lld", tag, max);
     return 0;
 }
@@ -152,11 +135,11 @@ static int get_name(const char *s, size_t n, const char *tag, char *name, char *
     int rc = find_elem(s, n, tag, &v, &vlen);
 
     if (rc == UPREQ_ERR_MISSING)
-        return fail(err, errlen, rc, "<%s> missing", tag);
+        return text_fail(err, errlen, rc, "<%s> missing", tag);
     if (rc < 0)
-        return fail(err, errlen, rc, "<%s> malformed or repeated", tag);
+        return text_fail(err, errlen, rc, "<%s> malformed or repeated", tag);
     if (!upload_name_valid(v, vlen))
-        return fail(err, errlen, UPREQ_ERR_NAME,
+        return text_fail(err, errlen, UPREQ_ERR_NAME,
                     "file name not acceptable (1-%d of [A-Za-z0-9_.-], no leading '.', no '..')",
                     LIM_NAME_LEN);
     memcpy(name, v, vlen);
@@ -174,31 +157,31 @@ static int parse_upload(const char *hdr, size_t n, struct upload_request *req,
 
     fi = memmem(hdr, n, "<file_info>", 11);
     if (!fi)
-        return fail(err, errlen, UPREQ_ERR_MISSING, "<file_info> missing");
+        return text_fail(err, errlen, UPREQ_ERR_MISSING, "<file_info> missing");
     fi += 11;
     fie = memmem(fi, n - (size_t)(fi - hdr), "</file_info>", 12);
     if (!fie)
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_info> not closed");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_info> not closed");
     fin = (size_t)(fie - fi);
     if (memmem(fi, fin, "<file_info>", 11))
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "nested <file_info>");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "nested <file_info>");
     body2 = fie + 12;
     n2 = n - (size_t)(body2 - hdr);
     if (memmem(body2, n2, "<file_info>", 11))
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_info> repeated");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_info> repeated");
 
     if ((rc = get_name(fi, fin, "name", req->name, err, errlen)) < 0)
         return rc;
     rc = find_elem(fi, fin, "xml_signature", &v, &vlen);
     if (rc == 0) {
         if (vlen > UPREQ_SIG_MAX)
-            return fail(err, errlen, UPREQ_ERR_SYNTAX, "<xml_signature> longer than %d bytes",
+            return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<xml_signature> longer than %d bytes",
                         UPREQ_SIG_MAX);
         memcpy(req->xml_signature, v, vlen);
         req->xml_signature[vlen] = '\0';
         req->xml_signature_len = vlen;
     } else if (rc != UPREQ_ERR_MISSING) {
-        return fail(err, errlen, rc, "<xml_signature> malformed or repeated");
+        return text_fail(err, errlen, rc, "<xml_signature> malformed or repeated");
     }
     if ((rc = get_count(fi, fin, "max_nbytes", 1, UPREQ_NUMBER_MAX, &req->max_nbytes,
                         err, errlen)) < 0)
@@ -211,26 +194,26 @@ static int parse_upload(const char *hdr, size_t n, struct upload_request *req,
     rc = find_elem(body2, n2, "md5_cksum", &v, &vlen);
     if (rc == 0 && vlen > 0) {
         if (vlen != 32)
-            return fail(err, errlen, UPREQ_ERR_SYNTAX, "<md5_cksum> is not 32 hex digits");
+            return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<md5_cksum> is not 32 hex digits");
         for (i = 0; i < 32; i++) {
             char c = v[i];
             if (c >= 'A' && c <= 'F')
                 c = (char)(c - 'A' + 'a');
             if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-                return fail(err, errlen, UPREQ_ERR_SYNTAX, "<md5_cksum> is not 32 hex digits");
+                return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<md5_cksum> is not 32 hex digits");
             req->md5[i] = c;
         }
         req->md5[32] = '\0';
         req->has_md5 = 1;
     } else if (rc < 0 && rc != UPREQ_ERR_MISSING) {
-        return fail(err, errlen, rc, "<md5_cksum> malformed or repeated");
+        return text_fail(err, errlen, rc, "<md5_cksum> malformed or repeated");
     }
 
     if (req->offset > req->nbytes)
-        return fail(err, errlen, UPREQ_ERR_RANGE, "offset %lld is beyond nbytes %lld",
+        return text_fail(err, errlen, UPREQ_ERR_RANGE, "offset %lld is beyond nbytes %lld",
                     req->offset, req->nbytes);
     if (req->nbytes > req->max_nbytes)
-        return fail(err, errlen, UPREQ_ERR_RANGE, "nbytes %lld exceeds max_nbytes %lld",
+        return text_fail(err, errlen, UPREQ_ERR_RANGE, "nbytes %lld exceeds max_nbytes %lld",
                     req->nbytes, req->max_nbytes);
     return 0;
 }
@@ -248,7 +231,7 @@ int upload_request_parse(const char *buf, size_t buf_len, unsigned long long bod
     if (err && errlen)
         err[0] = '\0';
     if (!buf || !req || buf_len > body_len)
-        return fail(err, errlen, UPREQ_ERR_ARG, "bad arguments");
+        return text_fail(err, errlen, UPREQ_ERR_ARG, "bad arguments");
     memset(req, 0, sizeof *req);
     req->core_major = req->core_minor = req->core_release = -1;
 
@@ -258,23 +241,23 @@ int upload_request_parse(const char *buf, size_t buf_len, unsigned long long bod
     if (data_tag) {
         hdr_len = (size_t)(data_tag - buf);
     } else if (body_len > UPREQ_HEADER_MAX) {
-        return fail(err, errlen, UPREQ_ERR_TOO_BIG,
+        return text_fail(err, errlen, UPREQ_ERR_TOO_BIG,
                     "no <data> within the first %d bytes", UPREQ_HEADER_MAX);
     } else if (buf_len < body_len) {
-        return fail(err, errlen, UPREQ_ERR_ARG, "caller passed too little of the body");
+        return text_fail(err, errlen, UPREQ_ERR_ARG, "caller passed too little of the body");
     } else {
         hdr_len = buf_len;
     }
     if (hdr_len > UPREQ_HEADER_MAX)
-        return fail(err, errlen, UPREQ_ERR_TOO_BIG, "header over %d bytes", UPREQ_HEADER_MAX);
+        return text_fail(err, errlen, UPREQ_ERR_TOO_BIG, "header over %d bytes", UPREQ_HEADER_MAX);
     if (memchr(buf, '\0', hdr_len))
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "NUL byte in the header");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "NUL byte in the header");
 
     /* 2. Common part. */
-    for (p = buf; p < buf + hdr_len && is_space(*p); p++)
+    for (p = buf; p < buf + hdr_len && text_is_space(*p); p++)
         ;
     if ((size_t)(buf + hdr_len - p) < 21 || memcmp(p, "<data_server_request>", 21) != 0)
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "body does not start with <data_server_request>");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "body does not start with <data_server_request>");
     for (i = 0; i < 3; i++) {
         ver = -1;
         if ((rc = get_count(buf, hdr_len, vtags[i], 0, 1000000, &ver, err, errlen)) < 0)
@@ -289,16 +272,16 @@ int upload_request_parse(const char *buf, size_t buf_len, unsigned long long bod
     has_gfs = memmem(buf, hdr_len, "<get_file_size>", 15) != NULL;
     has_fu = memmem(buf, hdr_len, "<file_upload>", 13) != NULL;
     if (has_gfs && has_fu)
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "both <get_file_size> and <file_upload>");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "both <get_file_size> and <file_upload>");
     if (!has_gfs && !has_fu)
-        return fail(err, errlen, UPREQ_ERR_MISSING, "neither <get_file_size> nor <file_upload>");
+        return text_fail(err, errlen, UPREQ_ERR_MISSING, "neither <get_file_size> nor <file_upload>");
 
     /* 3. get_file_size: a whole small XML document. */
     if (has_gfs) {
         if (data_tag)
-            return fail(err, errlen, UPREQ_ERR_SYNTAX, "<get_file_size> with <data>");
+            return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<get_file_size> with <data>");
         if (!memmem(buf, hdr_len, "</data_server_request>", 22))
-            return fail(err, errlen, UPREQ_ERR_SYNTAX, "</data_server_request> missing");
+            return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "</data_server_request> missing");
         if ((rc = get_name(buf, hdr_len, "get_file_size", req->name, err, errlen)) < 0)
             return rc;
         req->kind = UPREQ_GET_FILE_SIZE;
@@ -308,7 +291,7 @@ int upload_request_parse(const char *buf, size_t buf_len, unsigned long long bod
 
     /* 4. file_upload: header, then data to the end of the body. */
     if (!data_tag)
-        return fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_upload> without <data>");
+        return text_fail(err, errlen, UPREQ_ERR_SYNTAX, "<file_upload> without <data>");
     p = memmem(buf, hdr_len, "<file_upload>", 13);
     if ((rc = parse_upload(p, hdr_len - (size_t)(p - buf), req, err, errlen)) < 0)
         return rc;
@@ -317,7 +300,7 @@ int upload_request_parse(const char *buf, size_t buf_len, unsigned long long bod
     req->data_len = buf_len - req->header_len;
     req->data_total = body_len - req->header_len;
     if (req->data_total > (unsigned long long)(req->nbytes - req->offset))
-        return fail(err, errlen, UPREQ_ERR_RANGE,
+        return text_fail(err, errlen, UPREQ_ERR_RANGE,
                     "%llu data bytes at offset %lld would pass nbytes %lld", req->data_total,
                     req->offset, req->nbytes);
     req->kind = UPREQ_FILE_UPLOAD;
