@@ -10,7 +10,8 @@
 
 enum {
     S_USER = SLOT_ADMIN_FIRST, S_PLATFORM_GET, S_PLATFORM_INS, S_APP_GET, S_APP_INS,
-    S_AV_INS, S_AVF_INS, S_BATCH_INS, S_BATCH_STATE, S_FILE_INS, S_BJ_INS, S_WU_INS, S_RES_INS
+    S_AV_INS, S_AVF_INS, S_BATCH_INS, S_BATCH_STATE, S_FILE_INS, S_BJ_INS, S_WU_INS, S_RES_INS,
+    S_CURSOR_INS, S_ACTIVE_HOSTS   /* must stay below SLOT_ADMIN_FIRST + 20 */
 };
 
 static const char *nz(const char *s)
@@ -208,5 +209,46 @@ int db_result_create(struct db_conn *c, int workunitid, const char *name, int ap
     r = db_exec(c, S_RES_INS, sql, p, 8, NULL, what);
     if (r == DB_OK && id)
         *id = (int)db_insert_id(c, S_RES_INS);
+    return r;
+}
+
+int db_cursor_create(struct db_conn *c, int batch_id, int first_job, int last_job,
+                     int last_file, double remaining_credit, int now, int *id)
+{
+    static const char sql[] =
+        "INSERT INTO locality_cursor (batch_id, first_job_num, last_job_num, last_file_num, "
+        "remaining_credit, first_unfinished_job_num, first_ungenerated_job_num, update_time) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+    struct db_val p[] = { DBV_INT(batch_id), DBV_INT(first_job), DBV_INT(last_job),
+                          DBV_INT(last_file), DBV_DBL(remaining_credit), DBV_INT(first_job),
+                          DBV_INT(first_job), DBV_INT(now) };
+    char what[96];
+    int r;
+    snprintf(what, sizeof what, "add cursor for jobs %d..%d to [batch#%d]", first_job, last_job,
+             batch_id);
+    r = db_exec(c, S_CURSOR_INS, sql, p, 8, NULL, what);
+    if (r == DB_OK && id)
+        *id = (int)db_insert_id(c, S_CURSOR_INS);
+    return r;
+}
+
+struct count_one {
+    int n;
+};
+
+static int count_row(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+int db_count_active_hosts(struct db_conn *c, int since, int *n)
+{
+    struct count_one x = { 0 };
+    struct db_val p[] = { DBV_INT(since) };
+    struct db_val cols[] = { DBV_INT(x.n) };
+    int r = db_query(c, S_ACTIVE_HOSTS, "SELECT COUNT(*) FROM host WHERE rpc_time >= ?", p, 1,
+                     cols, 1, count_row, &x, NULL, "count active hosts");
+    *n = x.n;
     return r;
 }

@@ -52,4 +52,11 @@ int db_workunit_create(struct db_conn *c, const struct db_workunit_new *w, int n
 int db_result_create(struct db_conn *c, int workunitid, const char *name, int appid, int batch,
                      int cursor_id, int job_num, int server_state, int now, int *id);
 
+/* A locality cursor over jobs [first_job, last_job] of a new batch. */
+int db_cursor_create(struct db_conn *c, int batch_id, int first_job, int last_job,
+                     int last_file, double remaining_credit, int now, int *id);
+
+/* Hosts that contacted the scheduler at or after since. */
+int db_count_active_hosts(struct db_conn *c, int since, int *n);
+
 #endif

@@ -140,7 +140,8 @@ struct db_candidate {
 };
 
 /*
- * Lock up to limit unsent results in id order (SELECT ... FOR UPDATE SKIP
+ * Lock up to limit unsent results of plain batches (cursor_id 0) in job
+ * order, then id order (SELECT ... FOR UPDATE SKIP
  * LOCKED), skipping workunits of which userid already has a result.  The
  * locks hold until the transaction ends, so no other scheduler process
  * can claim these rows meanwhile.  *n gets the count.

@@ -19,6 +19,13 @@ enum db_slot {
     SLOT_LOAD_AV,
     SLOT_LOAD_AVF,
     SLOT_LOAD_FILES,
+    /* scheduler, locality (db_locality.c) */
+    SLOT_ACTIVE_BATCHES,
+    SLOT_LOC_CURSORS,
+    SLOT_BH_ASSIGN,
+    SLOT_CURSOR_ADJUST,
+    SLOT_HF_ADD,
+    SLOT_HF_DELETE,
     /* admin tools */
     SLOT_ADMIN_FIRST = 40,
     /* daemons */

@@ -4,8 +4,11 @@
  */
 #include "app_cache.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "db_locality.h"
 
 struct load_ctx {
     struct app_version *avs;
@@ -65,6 +68,8 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
     r = db_load_app_versions(c, add_av, &x);
     if (r == DB_OK)
         r = db_load_app_version_files(c, add_avf, &x);
+    if (r == DB_OK)
+        r = db_count_active_batches(c, &ac->nactive_plain, &ac->nactive_locality);
     if (r != DB_OK) {
         free_avs(x.avs, x.n);
         return r;
@@ -77,23 +82,78 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
 }
 
 struct files_ctx {
-    struct db_file_row *files;
+    struct cached_file *files;
     int n, cap;
+    char *pool;
+    size_t pool_len, pool_cap;
 };
+
+/* Append a string to the pool; returns its offset, or (size_t)-1. */
+static size_t pool_add(struct files_ctx *x, const char *s)
+{
+    size_t len = strlen(s) + 1, off = x->pool_len;
+    if (x->pool_len + len > x->pool_cap) {
+        size_t cap = x->pool_cap ? x->pool_cap * 2 : 4096;
+        char *q;
+        while (cap < x->pool_len + len)
+            cap *= 2;
+        q = realloc(x->pool, cap);
+        if (!q)
+            return (size_t)-1;
+        x->pool = q;
+        x->pool_cap = cap;
+    }
+    memcpy(x->pool + off, s, len);
+    x->pool_len += len;
+    return off;
+}
 
 static int add_file(void *vctx, const struct db_file_row *r)
 {
     struct files_ctx *x = vctx;
+    struct cached_file *f;
+    size_t name_off, url_off;
+
     if (x->n == x->cap) {
         int cap = x->cap ? x->cap * 2 : 64;
-        struct db_file_row *q = realloc(x->files, sizeof *q * (size_t)cap);
+        struct cached_file *q = realloc(x->files, sizeof *q * (size_t)cap);
         if (!q)
             return DB_ERR;
         x->files = q;
         x->cap = cap;
     }
-    x->files[x->n++] = *r;
+    name_off = pool_add(x, r->name);
+    url_off = pool_add(x, r->url);
+    if (name_off == (size_t)-1 || url_off == (size_t)-1)
+        return DB_ERR;
+    f = &x->files[x->n++];
+    f->id = r->id;
+    f->file_num = r->file_num;
+    f->sticky = r->sticky;
+    f->nbytes = r->nbytes;
+    memcpy(f->md5_cksum, r->md5_cksum, sizeof f->md5_cksum);
+    /* offsets for now: the pool may still move */
+    f->name = (const char *)(uintptr_t)name_off;
+    f->url = (const char *)(uintptr_t)url_off;
     return 0;
+}
+
+static const struct batch_files *sort_ctx;
+
+static int cmp_by_name(const void *a, const void *b)
+{
+    return strcmp(sort_ctx->files[*(const int *)a].name, sort_ctx->files[*(const int *)b].name);
+}
+
+static void free_batch_files(struct batch_files *bf)
+{
+    free(bf->files);
+    free(bf->by_name);
+    free(bf->pool);
+    bf->files = NULL;
+    bf->by_name = NULL;
+    bf->pool = NULL;
+    bf->nfiles = 0;
 }
 
 const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
@@ -101,6 +161,7 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
 {
     struct files_ctx x = { 0 };
     struct batch_files *bf = NULL;
+    int *by_name;
     int i;
 
     for (i = 0; i < ac->nbatches; i++) {
@@ -113,6 +174,13 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     }
     if (db_load_batch_files(c, batch_id, add_file, &x) != DB_OK) {
         free(x.files);
+        free(x.pool);
+        return NULL;
+    }
+    by_name = malloc(sizeof *by_name * (size_t)(x.n ? x.n : 1));
+    if (!by_name) {
+        free(x.files);
+        free(x.pool);
         return NULL;
     }
     if (!bf) {
@@ -128,9 +196,14 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
             memset(bf, 0, sizeof *bf);
         }
     }
-    free(bf->files);
+    free_batch_files(bf);
+    for (i = 0; i < x.n; i++) {
+        x.files[i].name = x.pool + (uintptr_t)x.files[i].name;
+        x.files[i].url = x.pool + (uintptr_t)x.files[i].url;
+    }
     bf->batch_id = batch_id;
     bf->files = x.files;
+    bf->pool = x.pool;
     bf->nfiles = x.n;
     bf->first_num = x.n ? x.files[0].file_num : 0;
     bf->loaded_at = now;
@@ -141,10 +214,16 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
             break;
         }
     }
+    for (i = 0; i < bf->nfiles; i++)
+        by_name[i] = i;
+    sort_ctx = bf;
+    qsort(by_name, (size_t)bf->nfiles, sizeof *by_name, cmp_by_name);
+    sort_ctx = NULL;
+    bf->by_name = by_name;
     return bf;
 }
 
-const struct db_file_row *batch_file(const struct batch_files *bf, int file_num)
+const struct cached_file *batch_file(const struct batch_files *bf, int file_num)
 {
     int i;
     if (!bf)
@@ -155,11 +234,31 @@ const struct db_file_row *batch_file(const struct batch_files *bf, int file_num)
     return &bf->files[i];
 }
 
+const struct cached_file *batch_file_by_name(const struct batch_files *bf, const char *name)
+{
+    int lo = 0, hi;
+    if (!bf || !bf->by_name)
+        return NULL;
+    hi = bf->nfiles - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        const struct cached_file *f = &bf->files[bf->by_name[mid]];
+        int c = strcmp(name, f->name);
+        if (c == 0)
+            return f;
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
 void app_cache_free(struct app_cache *ac)
 {
     int i;
     free_avs(ac->avs, ac->navs);
     for (i = 0; i < ac->nbatches; i++)
-        free(ac->batches[i].files);
+        free_batch_files(&ac->batches[i]);
     memset(ac, 0, sizeof *ac);
 }

@@ -3,7 +3,9 @@
  * app versions with their files, and the file lists of batches.
  *
  * Loaded from the database on first use and reloaded every
- * APP_CACHE_TTL seconds, so a request costs no statement for them.
+ * APP_CACHE_TTL seconds, so a request costs no statement for them.  A
+ * batch's files never change once it exists; they are reloaded only
+ * every 10 TTLs, as a safety net.
  */
 #ifndef LOCSCHED_APP_CACHE_H
 #define LOCSCHED_APP_CACHE_H
@@ -22,11 +24,24 @@ struct app_version {
     int nfiles;
 };
 
+/* One input file of a batch, compact: a batch may have 10^6 files. */
+struct cached_file {
+    int id;
+    int file_num;
+    int sticky;
+    double nbytes;
+    char md5_cksum[33];
+    const char *name;            /* in the batch's string pool */
+    const char *url;             /* "" when served from the download folder */
+};
+
 struct batch_files {
     int batch_id;
-    struct db_file_row *files;   /* indexed by file_num - first_num */
+    struct cached_file *files;   /* indexed by file_num - first_num */
     int nfiles;
     int first_num;
+    int *by_name;                /* indices into files, sorted by name */
+    char *pool;                  /* names and URLs */
     time_t loaded_at;
 };
 
@@ -36,6 +51,9 @@ struct app_cache {
     time_t loaded_at;
     struct batch_files batches[APP_CACHE_MAX_BATCHES];
     int nbatches;
+    /* active batches (state IN_PROGRESS), refreshed with the app versions */
+    int nactive_plain;
+    int nactive_locality;
 };
 
 /* Reload app versions if never loaded or older than the TTL.
@@ -47,7 +65,10 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
                                           time_t now);
 
 /* File file_num of a batch, or NULL. */
-const struct db_file_row *batch_file(const struct batch_files *bf, int file_num);
+const struct cached_file *batch_file(const struct batch_files *bf, int file_num);
+
+/* The file of a batch with this name, or NULL. */
+const struct cached_file *batch_file_by_name(const struct batch_files *bf, const char *name);
 
 void app_cache_free(struct app_cache *ac);
 

@@ -94,6 +94,9 @@ static const struct cfg_key config_table[] = {
       "seconds without contact after which a host leaves its team" },
     { "work_cushion", CT_INT, OFF(work_cushion), "100", 1, 1000000,
       "unsent jobs the work generator keeps per cursor" },
+    { "locality_window", CT_INT, OFF(locality_window), "32", 1, 128,
+      "unsent jobs of the host's cursor, in job order, among which the scheduler "
+      "prefers those whose files the host holds" },
     { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
       "half-life of expavg_credit, seconds (BOINC: one week)" },
 };

@@ -61,6 +61,7 @@ struct config {
     int move_min_interval;             /* seconds a host stays before moving again */
     int host_idle_timeout;             /* seconds unseen before leaving its team */
     int work_cushion;                  /* unsent jobs kept per cursor */
+    int locality_window;               /* unsent jobs of a cursor considered per request */
     double credit_half_life;           /* seconds, BOINC's: one week */
 };
 

@@ -72,7 +72,7 @@ int sched_ctx_init(struct sched_ctx *ctx, const char *config_path, char *err, si
     if (config_load(&ctx->cfg, config_path, err, errlen) < 0)
         return -1;
     ctx->clock = default_clock;
-    ctx->source = &job_source_plain;
+    ctx->source = &job_source_locality;
     snprintf(path, sizeof path, "%s/%s", ctx->cfg.key_dir, UA_KEY_FILE);
     if (ua_key_load(&ctx->upload_key, path, warn, sizeof warn, err, errlen) < 0)
         return -1;
@@ -160,6 +160,15 @@ static int av_rsc(const struct request_state *rs, const struct app_version *av)
     if (av->row.coproc_type[0] == '\0')
         return 0;
     return rsc_find(rs, av->row.coproc_type);
+}
+
+int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state *rs, int appid)
+{
+    int i;
+    for (i = 0; i < ctx->apps.navs; i++)
+        if (ctx->apps.avs[i].row.appid == appid && av_rsc(rs, &ctx->apps.avs[i]) >= 0)
+            return 1;
+    return 0;
 }
 
 static void free_rscs(struct request_state *rs)
@@ -493,8 +502,10 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
             if (av_rsc(rs, &ctx->apps.avs[j]) == i)
                 rs->rscs[i].supported = 1;
     limit = ctx->cfg.max_jobs_per_reply * ctx->cfg.candidate_factor;
-    if (limit > 2 * LIM_JOBS_PER_REPLY)
-        limit = 2 * LIM_JOBS_PER_REPLY;
+    if (ctx->source->after_claim && limit < ctx->cfg.locality_window)
+        limit = ctx->cfg.locality_window;   /* the locality source's window */
+    if (limit > 4 * LIM_JOBS_PER_REPLY)
+        limit = 4 * LIM_JOBS_PER_REPLY;
     cands = malloc(sizeof *cands * (size_t)limit);
     if (!cands)
         return DB_ERR;
@@ -549,7 +560,10 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
             break;
     }
     free(cands);
-    return claim_jobs(ctx, rs);
+    r = claim_jobs(ctx, rs);
+    if (r == DB_OK && ctx->source->after_claim)
+        r = ctx->source->after_claim(ctx, rs);
+    return r;
 }
 
 /* ---- host ---- */
@@ -642,6 +656,10 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->send_hostid = 0;
     rs->auth_failed = 0;
     rs->note[0] = '\0';
+    rs->nloc = 0;
+    free(rs->delete_files);
+    rs->delete_files = NULL;
+    rs->ndelete_files = 0;
     free_rscs(rs);
 
     r = app_cache_refresh(&ctx->apps, c, rs->now);

@@ -21,6 +21,7 @@
 #include "db.h"
 #include "db_sched.h"
 #include "edf.h"
+#include "job_source.h"
 #include "sched_limits.h"
 #include "sched_request.h"
 #include "upload_auth.h"
@@ -86,6 +87,9 @@ struct request_state {
     int njobs;
     int nreported;                 /* reports that changed a result */
     char note[256];                /* an extra message for the volunteer */
+    /* locality: the host's team in each active locality batch */
+    struct loc_choice loc[LOC_MAX_BATCHES];
+    int nloc;
     /* files the host should delete (locality) */
     char (*delete_files)[LIM_NAME_LEN + 1];
     int ndelete_files;
@@ -100,8 +104,6 @@ struct sched_stats {
     int status;                    /* 0 ok, else the db or parse status */
     char outcome[32];              /* "ok", "malformed", "auth", "unavailable", ... */
 };
-
-struct job_source;
 
 struct sched_ctx {
     struct config cfg;
@@ -122,6 +124,9 @@ struct sched_ctx {
  */
 int sched_ctx_init(struct sched_ctx *ctx, const char *config_path, char *err, size_t errlen);
 void sched_ctx_free(struct sched_ctx *ctx);
+
+/* Can the host run some version of app appid (platform and resource)? */
+int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state *rs, int appid);
 
 /* Handle one request body and write the reply into out (reset first). */
 void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,

@@ -1,5 +1,6 @@
 /*
- * job_source_plain.c - the plain job source: unsent results in id order,
+ * job_source_plain.c - the plain job source: unsent results of plain
+ * batches in job order,
  * skipping workunits of which the user already has a replica.
  */
 #include "job_source.h"
@@ -12,4 +13,4 @@ static int plain_candidates(struct sched_ctx *ctx, struct request_state *rs, int
     return db_candidates_plain(ctx->db, rs->user.id, limit, out, n);
 }
 
-const struct job_source job_source_plain = { "plain", plain_candidates };
+const struct job_source job_source_plain = { "plain", plain_candidates, NULL };

@@ -138,7 +138,7 @@ static void write_app_version(struct buf *b, const struct request_state *rs,
 }
 
 static void write_input_file(struct buf *b, const struct sched_ctx *ctx,
-                             const struct db_file_row *f)
+                             const struct cached_file *f)
 {
     buf_puts(b, "<file_info>\n");
     buf_elem(b, IND, "name", f->name);
@@ -172,7 +172,7 @@ static void write_job(struct buf *b, struct sched_ctx *ctx, const struct request
     if (c->nfiles > 0)
         bf = app_cache_batch(&ctx->apps, ctx->db, c->batch, rs->now);
     for (k = 0; k < c->nfiles; k++) {
-        const struct db_file_row *f = batch_file(bf, c->first_file_num + k);
+        const struct cached_file *f = batch_file(bf, c->first_file_num + k);
         if (f && idset_add(files, f->id))
             write_input_file(b, ctx, f);
     }
@@ -186,7 +186,7 @@ static void write_job(struct buf *b, struct sched_ctx *ctx, const struct request
     put_double(b, IND, "rsc_memory_bound", c->rsc_memory_bound);
     put_double(b, IND, "rsc_disk_bound", c->rsc_disk_bound);
     for (k = 0; k < c->nfiles; k++) {
-        const struct db_file_row *f = batch_file(bf, c->first_file_num + k);
+        const struct cached_file *f = batch_file(bf, c->first_file_num + k);
         char open_name[32];
         if (!f) {
             log_error("[result#%d] input file %d of [batch#%d] missing from the file table",

@@ -1,12 +1,15 @@
 /*
  * create_batch.c - create a batch: its files (staged into the download
- * folder with md5 and size computed, generated, or given by URL), its job
- * description (each job uses a contiguous range of files), and its
- * workunits and results.  All or nothing: one transaction, and staged
- * files are removed if anything fails.
+ * folder with md5 and size computed, generated, or given by URL) and its
+ * job description (each job uses a contiguous range of files).
  *
- * This version creates plain batches, dispatched in job order; locality
- * cursors come with the locality scheduler.
+ * A plain batch gets all its workunits and results now, dispatched in job
+ * order.  A locality batch (--locality) gets its cursors instead (see
+ * doc/locality.md): the work generator makes the workunits as teams work
+ * through their ranges, and its input files are sticky.
+ *
+ * All or nothing: one transaction, and staged files are removed if
+ * anything fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "credit.h"
 #include "crypto_sign.h"
+#include "cursor_plan.h"
 #include "db_admin.h"
 #include "db_sched.h"
 #include "tool_common.h"
@@ -44,6 +49,7 @@ static void usage(FILE *out)
             "       (--jobs LIST | --uniform NJOBS:FILES_PER_JOB:STRIDE)\n"
             "       [--fpops X] [--delay-bound SECONDS] [--replication N] [--min-quorum N]\n"
             "       [--max-out-bytes N] [--command-line TEXT]\n"
+            "       [--locality [--cursors N]]\n"
             "\n"
             "--files LIST: one file a line, 'NAME PATH' (copied into the download folder,\n"
             "  md5 and size computed) or 'NAME URL NBYTES [MD5]' (served elsewhere).\n"
@@ -51,6 +57,12 @@ static void usage(FILE *out)
             "--jobs LIST: one job a line, 'FIRST_FILE NFILES [FPOPS [COMMAND LINE]]', file\n"
             "  numbers counted from 0 in the order of the file list.\n"
             "--uniform NJOBS:K:S: job j uses files j*S .. j*S+K-1.\n"
+            "--locality: a locality batch: sticky input files, jobs in file order (a job\n"
+            "  never starts at an earlier file than the job before it), cut into cursors\n"
+            "  worked by teams of hosts.  The number of cursors follows from the hosts\n"
+            "  seen within host_idle_timeout and team_size_max (config), unless --cursors\n"
+            "  N is given; ranges have about equal work.  No workunits are made here:\n"
+            "  the work_generator daemon makes them.\n"
             "Defaults: --fpops 3.6e12 (an hour at 1 GFLOPS), --delay-bound 604800,\n"
             "--replication 1, --min-quorum 1, --max-out-bytes 1000000.\n");
 }
@@ -199,12 +211,69 @@ static int write_generated(const char *path, double nbytes, int num)
     return close(fd);
 }
 
+/*
+ * The cursors of a locality batch: how many (from the active hosts, or
+ * --cursors), their job ranges of about equal work, the last file each
+ * range uses, and its credit.  *made gets the count.
+ */
+static int make_cursors(struct db_conn *db, const struct config *cfg, int batch_id,
+                        const struct bjob *jobs, int njobs, int ncursors_opt, int now, int *made)
+{
+    double *fpops = malloc(sizeof *fpops * (size_t)njobs);
+    int *first = malloc(sizeof *first * (size_t)njobs);
+    int *nf = malloc(sizeof *nf * (size_t)njobs);
+    int *starts = NULL, n = ncursors_opt, i, k, r = DB_ERR;
+
+    if (!fpops || !first || !nf)
+        goto out;
+    for (i = 0; i < njobs; i++) {
+        fpops[i] = jobs[i].fpops;
+        first[i] = jobs[i].first;
+        nf[i] = jobs[i].nfiles;
+    }
+    if (n <= 0) {
+        int active = 0;
+        r = db_count_active_hosts(db, now - cfg->host_idle_timeout, &active);
+        if (r != DB_OK)
+            goto out;
+        n = cursor_count(active, cfg->team_size_max, njobs);
+    }
+    if (n > njobs)
+        n = njobs;
+    starts = malloc(sizeof *starts * (size_t)(n + 1));
+    if (!starts) {
+        r = DB_ERR;
+        goto out;
+    }
+    k = cursor_plan(fpops, first, nf, njobs, n, starts);
+    r = DB_OK;
+    for (i = 0; r == DB_OK && i < k; i++) {
+        int a = starts[i], b = starts[i + 1] - 1, j, last_file;
+        double credit = 0;
+        for (j = a; j <= b; j++)
+            credit += credit_of_fpops(fpops[j]);
+        last_file = cursor_last_file(first, nf, a, b);
+        r = db_cursor_create(db, batch_id, a, b, last_file < 0 ? 0 : last_file, credit, now,
+                             NULL);
+    }
+    *made = k;
+out:
+    if (r == DB_ERR && !fpops)
+        fprintf(stderr, "create_batch: out of memory\n");
+    free(fpops);
+    free(first);
+    free(nf);
+    free(starts);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     const char *config = NULL, *name = NULL, *app = NULL, *files_path = NULL, *jobs_path = NULL;
     const char *gen = NULL, *uniform = NULL, *cmdline = "";
     double fpops = 3.6e12, max_out = 1e6;
     int delay = 604800, repl = 1, quorum = 1, i, k, r, nfiles = 0, njobs = 0, nstaged = 0;
+    int locality = 0, ncursors_opt = 0, ncursors = 0;
     int appid, batch_id, now = (int)time(NULL);
     struct bfile *files = NULL;
     struct bjob *jobs = NULL;
@@ -218,6 +287,10 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
+        }
+        if (strcmp(a, "--locality") == 0) {
+            locality = 1;
+            continue;
         }
         if (!val) {
             fprintf(stderr, "create_batch: %s needs a value\n", a);
@@ -237,6 +310,7 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--min-quorum") == 0) quorum = atoi(val);
         else if (strcmp(a, "--max-out-bytes") == 0) max_out = atof(val);
         else if (strcmp(a, "--command-line") == 0) cmdline = val;
+        else if (strcmp(a, "--cursors") == 0) ncursors_opt = atoi(val);
         else {
             fprintf(stderr, "create_batch: unknown argument '%s'\n", a);
             usage(stderr);
@@ -251,6 +325,10 @@ int main(int argc, char **argv)
         quorum > repl || !(max_out > 0)) {
         fprintf(stderr, "create_batch: need --fpops > 0, --delay-bound >= 60, "
                         "1 <= --min-quorum <= --replication <= 20, --max-out-bytes > 0\n");
+        return 2;
+    }
+    if (ncursors_opt < 0 || (ncursors_opt > 0 && !locality)) {
+        fprintf(stderr, "create_batch: --cursors wants a positive number, with --locality\n");
         return 2;
     }
     if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
@@ -336,6 +414,12 @@ int main(int argc, char **argv)
         }
         if (!jobs[i].cmdline[0])
             snprintf(jobs[i].cmdline, sizeof jobs[i].cmdline, "%s", cmdline);
+        if (locality && i > 0 && jobs[i].first < jobs[i - 1].first) {
+            fprintf(stderr, "create_batch: job %d starts at file %d, before job %d (file %d): "
+                            "a locality batch needs its jobs in file order\n",
+                    i, jobs[i].first, i - 1, jobs[i - 1].first);
+            goto fail;
+        }
     }
 
     /* database, one transaction */
@@ -347,7 +431,7 @@ int main(int argc, char **argv)
     memset(&bn, 0, sizeof bn);
     bn.name = name;
     bn.appid = appid;
-    bn.locality = 0;
+    bn.locality = locality;
     bn.njobs = njobs;
     bn.nfiles = nfiles;
     bn.delay_bound = delay;
@@ -362,15 +446,15 @@ int main(int argc, char **argv)
         r = db_batch_create(db, &bn, now, &batch_id);
     for (i = 0; r == DB_OK && i < nfiles; i++)
         r = db_file_add(db, batch_id, i, files[i].name, files[i].nbytes, files[i].md5,
-                        files[i].url, 1, NULL);
+                        files[i].url, locality, NULL);
     for (i = 0; r == DB_OK && i < njobs; i++) {
         struct db_workunit_new w;
         char wname[300];
         int wuid;
         r = db_batch_job_add(db, batch_id, i, jobs[i].first, jobs[i].nfiles, jobs[i].fpops,
                              jobs[i].cmdline);
-        if (r != DB_OK)
-            break;
+        if (r != DB_OK || locality)
+            continue;
         memset(&w, 0, sizeof w);
         snprintf(wname, sizeof wname, "%s_%07d", name, i);
         w.appid = appid;
@@ -397,6 +481,8 @@ int main(int argc, char **argv)
             r = db_result_create(db, wuid, rname, appid, batch_id, 0, i, RS_UNSENT, now, NULL);
         }
     }
+    if (r == DB_OK && locality)
+        r = make_cursors(db, &cfg, batch_id, jobs, njobs, ncursors_opt, now, &ncursors);
     if (r == DB_OK)
         r = db_batch_set_state(db, batch_id, BS_IN_PROGRESS);
     if (r == DB_OK)
@@ -408,8 +494,12 @@ int main(int argc, char **argv)
         db_rollback(db);
         goto fail;
     }
-    printf("batch %d '%s': %d files, %d jobs, %d results\n", batch_id, name, nfiles, njobs,
-           njobs * repl);
+    if (locality)
+        printf("batch %d '%s': %d files, %d jobs, %d cursors (locality)\n", batch_id, name,
+               nfiles, njobs, ncursors);
+    else
+        printf("batch %d '%s': %d files, %d jobs, %d results\n", batch_id, name, nfiles, njobs,
+               njobs * repl);
     free(files);
     free(jobs);
     db_close(db);

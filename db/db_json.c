@@ -1,0 +1,110 @@
+/*
+ * db_json.c - a small JSON writer for statement parameters: variable-length
+ * batches (names, claims, file ids) travel as one JSON array expanded by
+ * JSON_TABLE on the server, so each batch is one prepared statement.
+ */
+#include "db_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+
+void jb_put(struct jbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        char *q;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+/* A comma before every value or row but the first of its array. */
+void jb_sep(struct jbuf *b)
+{
+    if (!b->first)
+        jb_put(b, ",", 1);
+    b->first = 0;
+}
+
+/* "[" opening the outer array or a row. */
+void jb_open(struct jbuf *b)
+{
+    if (b->len)
+        jb_sep(b);
+    jb_put(b, "[", 1);
+    b->first = 1;
+}
+
+void jb_close(struct jbuf *b)
+{
+    jb_put(b, "]", 1);
+    b->first = 0;
+}
+
+/* Out-of-memory check after building: frees and records the error. */
+int jb_failed(struct db_conn *c, struct jbuf *b, const char *what)
+{
+    if (!b->oom)
+        return 0;
+    free(b->p);
+    b->p = NULL;
+    db_fail(c, what, 0, "out of memory");
+    return 1;
+}
+
+void jb_str(struct jbuf *b, const char *s)
+{
+    jb_sep(b);
+    jb_put(b, "\"", 1);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            char e[2] = { '\\', (char)ch };
+            jb_put(b, e, 2);
+        } else if (ch < 0x20) {
+            char e[8];
+            snprintf(e, sizeof e, "\\u%04x", ch);
+            jb_put(b, e, 6);
+        } else {
+            jb_put(b, (const char *)&ch, 1);
+        }
+    }
+    jb_put(b, "\"", 1);
+}
+
+void jb_num(struct jbuf *b, double d)
+{
+    char t[40];
+    int n;
+    jb_sep(b);
+    if (!isfinite(d))
+        d = 0;
+    n = snprintf(t, sizeof t, "%.17g", d);
+    jb_put(b, t, (size_t)n);
+}
+
+void jb_int(struct jbuf *b, long long v)
+{
+    char t[24];
+    int n;
+    jb_sep(b);
+    n = snprintf(t, sizeof t, "%lld", v);
+    jb_put(b, t, (size_t)n);
+}
+

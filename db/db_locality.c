@@ -1,0 +1,182 @@
+/*
+ * db_locality.c - the locality scheduler's statements (see db_locality.h).
+ */
+#include "db_locality.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+#include "db_json.h"
+#include "db_slots.h"
+
+struct count_ctx {
+    int locality, n;
+    int *nplain, *nlocality;
+};
+
+static int count_row(void *vctx)
+{
+    struct count_ctx *x = vctx;
+    if (x->locality)
+        *x->nlocality += x->n;
+    else
+        *x->nplain += x->n;
+    return 0;
+}
+
+int db_count_active_batches(struct db_conn *c, int *nplain, int *nlocality)
+{
+    static const char sql[] =
+        "SELECT locality <> 0, COUNT(*) FROM batch WHERE state = 1 GROUP BY locality <> 0";
+    struct count_ctx x = { 0, 0, nplain, nlocality };
+    struct db_val cols[] = { DBV_INT(x.locality), DBV_INT(x.n) };
+    *nplain = 0;
+    *nlocality = 0;
+    return db_query(c, SLOT_ACTIVE_BATCHES, sql, NULL, 0, cols, 2, count_row, &x, NULL,
+                    "count active batches");
+}
+
+struct cursor_ctx {
+    struct db_cursor_row r;
+    int (*row)(void *ctx, const struct db_cursor_row *r);
+    void *ctx;
+};
+
+static int cursor_row(void *vctx)
+{
+    struct cursor_ctx *x = vctx;
+    return x->row(x->ctx, &x->r);
+}
+
+int db_locality_cursors(struct db_conn *c, int hostid, int userid,
+                        int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
+{
+    static const char sql[] =
+        "SELECT c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, "
+        "  c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, "
+        "  c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, "
+        "  COALESCE(bh.cursor_id = c.id, 0), "
+        "  IF(bh.cursor_id = c.id, bh.credit_rate, 0), IF(bh.cursor_id = c.id, bh.assign_time, 0), "
+        "  EXISTS (SELECT 1 FROM batch_host u WHERE u.cursor_id = c.id AND u.userid = ? "
+        "          AND u.host_id <> ?) "
+        "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
+        "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
+        "  AND bj.job_num = c.first_unfinished_job_num "
+        "LEFT JOIN batch_host bh ON bh.host_id = ? AND bh.batch_id = b.id "
+        "WHERE b.state = 1 AND b.locality <> 0 "
+        "ORDER BY b.id, c.first_job_num";
+    struct cursor_ctx x;
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(hostid), DBV_INT(hostid) };
+    char what[64];
+
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    snprintf(what, sizeof what, "read cursors for [host#%d]", hostid);
+    {
+        struct db_val cols[] = {
+            DBV_INT(x.r.id), DBV_INT(x.r.batch_id), DBV_INT(x.r.appid),
+            DBV_INT(x.r.first_job_num), DBV_INT(x.r.last_job_num),
+            DBV_INT(x.r.first_unfinished_job_num), DBV_INT(x.r.first_unfinished_file),
+            DBV_INT(x.r.last_file_num), DBV_DBL(x.r.remaining_credit),
+            DBV_DBL(x.r.expavg_credit), DBV_DBL(x.r.max_host_credit), DBV_INT(x.r.nhosts),
+            DBV_INT(x.r.mine), DBV_DBL(x.r.my_credit_rate), DBV_INT(x.r.my_assign_time),
+            DBV_INT(x.r.user_in_team),
+        };
+        return db_query(c, SLOT_LOC_CURSORS, sql, params, 3, cols, 16, cursor_row, &x, NULL,
+                        what);
+    }
+}
+
+int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,
+                         double credit_rate, int now)
+{
+    static const char sql[] =
+        "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, create_time, "
+        "  credit_rate, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON DUPLICATE KEY UPDATE cursor_id = VALUES(cursor_id), userid = VALUES(userid), "
+        "  credit_rate = VALUES(credit_rate), assign_time = VALUES(assign_time)";
+    struct db_val params[] = { DBV_INT(hostid), DBV_INT(batch_id), DBV_INT(cursor_id),
+                               DBV_INT(userid), DBV_INT(now), DBV_DBL(credit_rate),
+                               DBV_INT(now) };
+    char what[96];
+    snprintf(what, sizeof what, "put [host#%d] in [cursor#%d] of [batch#%d]", hostid, cursor_id,
+             batch_id);
+    return db_exec(c, SLOT_BH_ASSIGN, sql, params, 7, NULL, what);
+}
+
+int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
+                     double old_rate)
+{
+    static const char sql[] =
+        "UPDATE locality_cursor SET "
+        "  expavg_credit = GREATEST(0, expavg_credit + IF(id = ?, ?, -?)), "
+        "  nhosts = GREATEST(0, nhosts + IF(id = ?, 1, -1)), "
+        "  max_host_credit = IF(id = ?, GREATEST(max_host_credit, ?), max_host_credit) "
+        "WHERE id IN (?, ?)";
+    struct db_val params[] = { DBV_INT(new_cursor), DBV_DBL(rate), DBV_DBL(old_rate),
+                               DBV_INT(new_cursor), DBV_INT(new_cursor), DBV_DBL(rate),
+                               DBV_INT(new_cursor), DBV_INT(old_cursor) };
+    char what[80];
+    snprintf(what, sizeof what, "move a host from [cursor#%d] to [cursor#%d]", old_cursor,
+             new_cursor);
+    return db_exec(c, SLOT_CURSOR_ADJUST, sql, params, 8, NULL, what);
+}
+
+static int id_list(struct db_conn *c, const int *ids, int n, struct jbuf *b, const char *what)
+{
+    int i;
+    memset(b, 0, sizeof *b);
+    jb_open(b);
+    for (i = 0; i < n; i++)
+        jb_int(b, ids[i]);
+    jb_close(b);
+    return jb_failed(c, b, what) ? DB_ERR : DB_OK;
+}
+
+int db_host_file_add(struct db_conn *c, int hostid, const int *file_ids, int n, int now)
+{
+    static const char sql[] =
+        "INSERT IGNORE INTO host_file (host_id, file_id, sent_time) "
+        "SELECT ?, j.id, ? FROM JSON_TABLE(?, '$[*]' COLUMNS (id INT PATH '$')) j";
+    struct jbuf b;
+    char what[64];
+    int r;
+
+    if (n <= 0)
+        return DB_OK;
+    snprintf(what, sizeof what, "record %d files sent to [host#%d]", n, hostid);
+    if (id_list(c, file_ids, n, &b, what) != DB_OK)
+        return DB_ERR;
+    {
+        struct db_val params[] = { DBV_INT(hostid), DBV_INT(now), DBV_STRN(b.p, b.len) };
+        r = db_exec(c, SLOT_HF_ADD, sql, params, 3, NULL, what);
+    }
+    free(b.p);
+    return r;
+}
+
+int db_host_file_delete(struct db_conn *c, int hostid, const int *file_ids, int n)
+{
+    static const char sql[] =
+        "DELETE hf FROM host_file hf "
+        "JOIN JSON_TABLE(?, '$[*]' COLUMNS (id INT PATH '$')) j ON hf.file_id = j.id "
+        "WHERE hf.host_id = ?";
+    struct jbuf b;
+    char what[64];
+    int r;
+
+    if (n <= 0)
+        return DB_OK;
+    snprintf(what, sizeof what, "forget %d files of [host#%d]", n, hostid);
+    if (id_list(c, file_ids, n, &b, what) != DB_OK)
+        return DB_ERR;
+    {
+        struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(hostid) };
+        r = db_exec(c, SLOT_HF_DELETE, sql, params, 2, NULL, what);
+    }
+    free(b.p);
+    return r;
+}

@@ -1,0 +1,58 @@
+/*
+ * db_locality.h - the locality scheduler's statements: the cursors of the
+ * active locality batches with this host's team membership, joining or
+ * moving a team, and which sticky files a host holds.
+ *
+ * A locality work request adds to the budget of db_sched.h:
+ *   cursors (all active locality batches, one statement)    1
+ *   candidates of the host's cursor (per batch)             1
+ *   host_file insert / delete, when files are sent / dropped  0..2
+ *   join or move a team (rare)                               0..2
+ */
+#ifndef LOCSCHED_DB_LOCALITY_H
+#define LOCSCHED_DB_LOCALITY_H
+
+#include "db.h"
+
+/* Active batches (state IN_PROGRESS) by kind. */
+int db_count_active_batches(struct db_conn *c, int *nplain, int *nlocality);
+
+/* One cursor of an active locality batch, as this host sees it. */
+struct db_cursor_row {
+    int id;
+    int batch_id;
+    int appid;
+    int first_job_num, last_job_num;
+    int first_unfinished_job_num;
+    int first_unfinished_file;     /* first file of that job; -1 past the end */
+    int last_file_num;
+    double remaining_credit, expavg_credit, max_host_credit;
+    int nhosts;
+    int mine;                      /* the host is in this team */
+    double my_credit_rate;         /* what the host added to expavg_credit */
+    int my_assign_time;
+    int user_in_team;              /* another host of the user is in the team */
+};
+
+/* Every cursor of the active locality batches, in (batch, first job)
+ * order, one statement.  row() as for db_query's callers. */
+int db_locality_cursors(struct db_conn *c, int hostid, int userid,
+                        int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
+
+/* Make hostid a member of cursor_id's team for batch_id (insert or move). */
+int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,
+                         double credit_rate, int now);
+
+/*
+ * The team totals after a join (old_cursor 0) or a move: new_cursor gains
+ * rate and a member, old_cursor loses old_rate and a member.  Relative
+ * changes in one statement, so that concurrent schedulers compose.
+ */
+int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
+                     double old_rate);
+
+/* host_file rows for files sent to / dropped by a host (one statement each). */
+int db_host_file_add(struct db_conn *c, int hostid, const int *file_ids, int n, int now);
+int db_host_file_delete(struct db_conn *c, int hostid, const int *file_ids, int n);
+
+#endif

@@ -1,0 +1,372 @@
+/*
+ * job_source_locality.c - the locality job source (doc/locality.md,
+ * "Scheduler"): team choice, the cursor's window in job order with
+ * sticky-file preference, sticky-file deletion and host_file tracking.
+ * Plain batches are served after the locality ones.
+ */
+#include "job_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "credit.h"
+#include "cursor_choice.h"
+#include "db_locality.h"
+#include "handler.h"
+#include "locality_pick.h"
+#include "log.h"
+
+/* ---- the cursors of the active locality batches ---- */
+
+struct cursor_list {
+    struct db_cursor_row *rows;
+    int n, cap;
+};
+
+static int add_cursor(void *vctx, const struct db_cursor_row *r)
+{
+    struct cursor_list *l = vctx;
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 32;
+        struct db_cursor_row *q = realloc(l->rows, sizeof *q * (size_t)cap);
+        if (!q)
+            return DB_ERR;
+        l->rows = q;
+        l->cap = cap;
+    }
+    l->rows[l->n++] = *r;
+    return 0;
+}
+
+/* ---- the sticky files the host holds, as (batch, file_num) ---- */
+
+struct held_file {
+    int batch_id;
+    int file_num;
+    int file_id;
+    int req_index;                 /* into rs->req.sticky_files */
+};
+
+static int cmp_held(const void *a, const void *b)
+{
+    const struct held_file *x = a, *y = b;
+    if (x->batch_id != y->batch_id)
+        return x->batch_id < y->batch_id ? -1 : 1;
+    return x->file_num < y->file_num ? -1 : x->file_num > y->file_num;
+}
+
+struct held_set {
+    struct held_file *f;
+    int n;
+    struct sched_ctx *ctx;
+    time_t now;
+};
+
+static int held_has(void *vctx, int batch_id, int file_num)
+{
+    struct held_set *h = vctx;
+    struct held_file key = { batch_id, file_num, 0, 0 };
+    return h->n && bsearch(&key, h->f, (size_t)h->n, sizeof *h->f, cmp_held) != NULL;
+}
+
+static double file_nbytes(void *vctx, int batch_id, int file_num)
+{
+    struct held_set *h = vctx;
+    const struct cached_file *f =
+        batch_file(app_cache_batch(&h->ctx->apps, h->ctx->db, batch_id, h->now), file_num);
+    return f && f->nbytes > 0 ? f->nbytes : 1;
+}
+
+/*
+ * Map the host's sticky files to the active locality batches.  A name
+ * that no active locality batch has is marked batch 0 (to be deleted).
+ */
+static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
+{
+    const struct sched_request *req = &rs->req;
+    int i, k;
+
+    h->f = NULL;
+    h->n = 0;
+    h->ctx = ctx;
+    h->now = rs->now;
+    if (req->nsticky_files == 0)
+        return DB_OK;
+    h->f = calloc((size_t)req->nsticky_files, sizeof *h->f);
+    if (!h->f)
+        return DB_ERR;
+    for (i = 0; i < req->nsticky_files; i++) {
+        struct held_file *hf = &h->f[h->n++];
+        hf->req_index = i;
+        for (k = 0; k < rs->nloc; k++) {
+            const struct batch_files *bf =
+                app_cache_batch(&ctx->apps, ctx->db, rs->loc[k].batch_id, rs->now);
+            const struct cached_file *f = batch_file_by_name(bf, req->sticky_files[i].name);
+            if (f) {
+                hf->batch_id = rs->loc[k].batch_id;
+                hf->file_num = f->file_num;
+                hf->file_id = f->id;
+                break;
+            }
+        }
+    }
+    qsort(h->f, (size_t)h->n, sizeof *h->f, cmp_held);
+    return DB_OK;
+}
+
+/* ---- team choice for one batch ---- */
+
+static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
+                       const struct db_cursor_row *rows, int n, struct loc_choice *lc)
+{
+    struct cc_cursor cs[256];
+    struct cc_host h;
+    struct cc_params p;
+    struct cc_choice ch;
+    struct host_speed hs;
+    const struct db_cursor_row *to;
+    int i, r;
+
+    if (n > (int)(sizeof cs / sizeof cs[0])) {
+        log_warn("[batch#%d] has %d cursors; only the first %d are considered", rows[0].batch_id,
+                 n, (int)(sizeof cs / sizeof cs[0]));
+        n = (int)(sizeof cs / sizeof cs[0]);
+    }
+    memset(&h, 0, sizeof h);
+    h.current = -1;
+    for (i = 0; i < n; i++) {
+        cs[i].id = rows[i].id;
+        cs[i].remaining_credit =
+            rows[i].first_unfinished_job_num > rows[i].last_job_num ? 0 : rows[i].remaining_credit;
+        cs[i].expavg_credit = rows[i].expavg_credit;
+        cs[i].max_host_credit = rows[i].max_host_credit;
+        cs[i].nhosts = rows[i].nhosts;
+        cs[i].user_in_team = rows[i].user_in_team;
+        if (rows[i].mine) {
+            h.current = i;
+            h.rate_counted = rows[i].my_credit_rate;
+            h.assign_time = rows[i].my_assign_time;
+        }
+    }
+    memset(&hs, 0, sizeof hs);
+    hs.p_fpops = rs->req.p_fpops;
+    hs.p_ncpus = rs->req.p_ncpus;
+    hs.on_frac = rs->req.on_frac;
+    hs.active_frac = rs->req.active_frac;
+    hs.expavg_credit = rs->host.expavg_credit;
+    hs.expavg_time = rs->host.expavg_time;
+    h.rate = host_credit_rate(&hs, (double)rs->now, ctx->cfg.credit_half_life);
+    h.now = rs->now;
+    p.team_size_max = ctx->cfg.team_size_max;
+    p.move_ratio = ctx->cfg.move_ratio;
+    p.move_min_interval = ctx->cfg.move_min_interval;
+    cursor_choose(cs, n, &h, &p, &ch);
+
+    lc->action = ch.action;
+    lc->cursor_id = 0;
+    lc->first_needed_file = 1;
+    lc->last_needed_file = 0;
+    if (ch.cursor < 0)
+        return DB_OK;
+    to = &rows[ch.cursor];
+    lc->cursor_id = to->id;
+    if (to->first_unfinished_job_num <= to->last_job_num && to->first_unfinished_file >= 0) {
+        lc->first_needed_file = to->first_unfinished_file;
+        lc->last_needed_file = to->last_file_num;
+    }
+    if (ch.action == CC_JOIN || ch.action == CC_MOVE) {
+        const struct db_cursor_row *from = ch.action == CC_MOVE ? &rows[ch.from] : NULL;
+        r = db_batch_host_assign(ctx->db, rs->hostid, to->batch_id, to->id, rs->user.id, h.rate,
+                                 (int)rs->now);
+        if (r == DB_OK)
+            r = db_cursor_adjust(ctx->db, to->id, h.rate, from ? from->id : 0,
+                                 from ? from->my_credit_rate : 0);
+        if (r != DB_OK)
+            return r;
+        if (from)
+            log_info("[host#%d] moves from [cursor#%d] to [cursor#%d] of [batch#%d]%s",
+                     rs->hostid, from->id, to->id, to->batch_id,
+                     ch.violations ? " (team rules relaxed)" : "");
+        else
+            log_info("[host#%d] joins [cursor#%d] of [batch#%d]%s", rs->hostid, to->id,
+                     to->batch_id, ch.violations ? " (team rules relaxed)" : "");
+    }
+    return DB_OK;
+}
+
+/* ---- the source ---- */
+
+static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,
+                               struct db_candidate *out, int *n)
+{
+    struct cursor_list cl = { 0 };
+    struct held_set held = { 0 };
+    int i, r = DB_OK, nloc_cands;
+
+    *n = 0;
+    rs->nloc = 0;
+    if (ctx->apps.nactive_locality > 0) {
+        r = db_locality_cursors(ctx->db, rs->hostid, rs->user.id, add_cursor, &cl);
+        for (i = 0; r == DB_OK && i < cl.n;) {
+            int j = i, k;
+            struct loc_choice *lc;
+            while (j < cl.n && cl.rows[j].batch_id == cl.rows[i].batch_id)
+                j++;
+            if (rs->nloc == LOC_MAX_BATCHES) {
+                log_warn("[host#%d] more than %d active locality batches", rs->hostid,
+                         LOC_MAX_BATCHES);
+                break;
+            }
+            lc = &rs->loc[rs->nloc++];
+            memset(lc, 0, sizeof *lc);
+            lc->batch_id = cl.rows[i].batch_id;
+            lc->first_needed_file = 1;
+            if (handler_app_runnable(ctx, rs, cl.rows[i].appid))
+                r = choose_team(ctx, rs, &cl.rows[i], j - i, lc);
+            if (r == DB_OK && lc->cursor_id > 0 && *n < limit) {
+                r = db_candidates_cursor(ctx->db, lc->cursor_id, rs->user.id, limit - *n,
+                                         out + *n, &k);
+                if (r == DB_OK)
+                    *n += k;
+            }
+            i = j;
+        }
+    }
+    free(cl.rows);
+    if (r != DB_OK)
+        return r;
+
+    /* sticky preference within the window */
+    nloc_cands = *n;
+    if (nloc_cands > 1) {
+        struct lp_job *jobs = calloc((size_t)nloc_cands, sizeof *jobs);
+        int *order = calloc((size_t)nloc_cands, sizeof *order);
+        struct db_candidate *copy = malloc(sizeof *copy * (size_t)nloc_cands);
+        struct lp_files lf = { held_has, file_nbytes, &held };
+        if (!jobs || !order || !copy || map_held(ctx, rs, &held) != DB_OK) {
+            free(jobs);
+            free(order);
+            free(copy);
+            free(held.f);
+            return DB_ERR;
+        }
+        for (i = 0; i < nloc_cands; i++) {
+            jobs[i].batch_id = out[i].batch;
+            jobs[i].job_num = out[i].job_num;
+            jobs[i].first_file = out[i].first_file_num;
+            jobs[i].nfiles = out[i].nfiles;
+        }
+        if (locality_pick(jobs, nloc_cands, &lf, order) == 0) {
+            memcpy(copy, out, sizeof *copy * (size_t)nloc_cands);
+            for (i = 0; i < nloc_cands; i++)
+                out[i] = copy[order[i]];
+        }
+        free(jobs);
+        free(order);
+        free(copy);
+        free(held.f);
+    }
+
+    if (ctx->apps.nactive_plain > 0 && *n < limit) {
+        int k = 0;
+        r = db_candidates_plain(ctx->db, rs->user.id, limit - *n, out + *n, &k);
+        if (r == DB_OK)
+            *n += k;
+    }
+    return r;
+}
+
+static const struct loc_choice *loc_of(const struct request_state *rs, int batch_id)
+{
+    int i;
+    for (i = 0; i < rs->nloc; i++)
+        if (rs->loc[i].batch_id == batch_id)
+            return &rs->loc[i];
+    return NULL;
+}
+
+static int int_seen(const int *a, int n, int v)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (a[i] == v)
+            return 1;
+    return 0;
+}
+
+/*
+ * Record the sticky files sent (host_file), and decide which files the
+ * host holds that no unfinished job of its cursor needs: those get a
+ * <delete_file_info> and lose their host_file row.
+ */
+static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
+{
+    const struct sched_request *req = &rs->req;
+    struct held_set held = { 0 };
+    int *add_ids = NULL, *del_ids = NULL, nadd = 0, ndel = 0, i, k, r = DB_OK;
+    int cap_add = 0;
+
+    if (rs->nloc == 0)
+        return DB_OK;
+    if (map_held(ctx, rs, &held) != DB_OK)
+        return DB_ERR;
+
+    for (i = 0; i < rs->njobs; i++)
+        if (rs->jobs[i].cand.cursor_id > 0)
+            cap_add += rs->jobs[i].cand.nfiles;
+    add_ids = malloc(sizeof *add_ids * (size_t)(cap_add ? cap_add : 1));
+    del_ids = malloc(sizeof *del_ids * (size_t)(held.n ? held.n : 1));
+    rs->delete_files = malloc(sizeof *rs->delete_files * (size_t)(held.n ? held.n : 1));
+    if (!add_ids || !del_ids || !rs->delete_files) {
+        r = DB_ERR;
+        goto out;
+    }
+
+    /* files sent that the host did not list */
+    for (i = 0; i < rs->njobs; i++) {
+        const struct db_candidate *c = &rs->jobs[i].cand;
+        const struct batch_files *bf;
+        if (c->cursor_id <= 0)
+            continue;
+        bf = app_cache_batch(&ctx->apps, ctx->db, c->batch, rs->now);
+        for (k = 0; k < c->nfiles; k++) {
+            const struct cached_file *f = batch_file(bf, c->first_file_num + k);
+            if (f && !held_has(&held, c->batch, f->file_num) && !int_seen(add_ids, nadd, f->id))
+                add_ids[nadd++] = f->id;
+        }
+    }
+
+    /* files held that the host's cursor no longer needs */
+    rs->ndelete_files = 0;
+    for (i = 0; i < held.n; i++) {
+        const struct held_file *hf = &held.f[i];
+        const struct loc_choice *lc = hf->batch_id ? loc_of(rs, hf->batch_id) : NULL;
+        int needed = lc && lc->cursor_id > 0 && hf->file_num >= lc->first_needed_file &&
+                     hf->file_num <= lc->last_needed_file;
+        /* a file of a job sent now is needed, whatever the range says */
+        for (k = 0; !needed && k < rs->njobs; k++) {
+            const struct db_candidate *c = &rs->jobs[k].cand;
+            needed = c->batch == hf->batch_id && hf->file_num >= c->first_file_num &&
+                     hf->file_num < c->first_file_num + c->nfiles;
+        }
+        if (needed)
+            continue;
+        snprintf(rs->delete_files[rs->ndelete_files], sizeof rs->delete_files[0], "%s",
+                 req->sticky_files[hf->req_index].name);
+        rs->ndelete_files++;
+        if (hf->file_id > 0)
+            del_ids[ndel++] = hf->file_id;
+    }
+    if (nadd)
+        r = db_host_file_add(ctx->db, rs->hostid, add_ids, nadd, (int)rs->now);
+    if (r == DB_OK && ndel)
+        r = db_host_file_delete(ctx->db, rs->hostid, del_ids, ndel);
+out:
+    free(add_ids);
+    free(del_ids);
+    free(held.f);
+    return r;
+}
+
+const struct job_source job_source_locality = { "locality", locality_candidates,
+                                                locality_after_claim };
