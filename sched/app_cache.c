@@ -254,6 +254,11 @@ const struct cached_file *batch_file_by_name(const struct batch_files *bf, const
     return NULL;
 }
 
+void app_cache_invalidate(struct app_cache *ac)
+{
+    ac->loaded_at = 0;
+}
+
 void app_cache_free(struct app_cache *ac)
 {
     int i;

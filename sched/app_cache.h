@@ -60,6 +60,10 @@ struct app_cache {
  * Returns DB_OK or a db status (err text in db_error). */
 int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now);
 
+/* Forget what was loaded: the next refresh reloads everything (tests, and
+ * tools that must see a new batch at once). */
+void app_cache_invalidate(struct app_cache *ac);
+
 /* The files of a batch (loading them if needed); NULL on error. */
 const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
                                           time_t now);

@@ -55,11 +55,40 @@ static int choose_join(const struct cc_cursor *cs, int n, double rate, int exclu
     return best;
 }
 
+/* The cursor a member would move to: the greatest est_time_left among the
+ * unfinished cursors other than its own that have room (or, with
+ * ignore_size, all of them); -1 if none. */
+static int choose_target(const struct cc_cursor *cs, int n, const struct cc_host *h,
+                         const struct cc_params *p, int ignore_size, int *viol, double *est_out)
+{
+    int i, d = -1, dv = 0;
+    double est_d = -1;
+
+    for (i = 0; i < n; i++) {
+        int v;
+        double est;
+        if (i == h->current || finished(&cs[i]))
+            continue;
+        v = cc_violations(&cs[i], h->rate, p);
+        if ((v & CC_VIOL_SIZE) && !ignore_size)
+            continue;
+        est = est_time_left(cs[i].remaining_credit, cs[i].expavg_credit);
+        if (d < 0 || est > est_d || (est == est_d && v < dv)) {
+            d = i;
+            dv = v;
+            est_d = est;
+        }
+    }
+    *viol = dv;
+    *est_out = est_d;
+    return d;
+}
+
 void cursor_choose(const struct cc_cursor *cs, int n, const struct cc_host *h,
                    const struct cc_params *p, struct cc_choice *out)
 {
     const struct cc_cursor *cur;
-    int i, d = -1, dv = 0, cur_done;
+    int d, dv = 0, cur_done;
     double est_c, est_d = -1, est_c_after, est_d_after;
 
     out->action = CC_NONE;
@@ -84,37 +113,16 @@ void cursor_choose(const struct cc_cursor *cs, int n, const struct cc_host *h,
     out->cursor = h->current;
 
     /* D: the cursor with the greatest est_time_left that has room; among
-     * equals, the one that gives up fewer rules. */
-    for (i = 0; i < n; i++) {
-        int v;
-        double est;
-        if (i == h->current || finished(&cs[i]))
-            continue;
-        v = cc_violations(&cs[i], h->rate, p);
-        if (v & CC_VIOL_SIZE)
-            continue;
-        est = est_time_left(cs[i].remaining_credit, cs[i].expavg_credit);
-        if (d < 0 || est > est_d || (est == est_d && v < dv)) {
-            d = i;
-            dv = v;
-            est_d = est;
-        }
-    }
+     * equals, the one that gives up fewer rules.  A host whose cursor is
+     * finished must go somewhere: if every other team is full, it joins
+     * the one that needs it most anyway. */
+    d = choose_target(cs, n, h, p, 0, &dv, &est_d);
+    if (d < 0 && cur_done)
+        d = choose_target(cs, n, h, p, 1, &dv, &est_d);
     if (d < 0) {
         if (cur_done) {
-            /* every other cursor is finished or full: join the best one
-             * that still has work, full or not */
-            int v;
-            int c = choose_join(cs, n, h->rate, h->current, p, &v);
-            if (c >= 0) {
-                out->action = CC_MOVE;
-                out->cursor = c;
-                out->from = h->current;
-                out->violations = v;
-            } else {
-                out->action = CC_NONE;
-                out->cursor = -1;
-            }
+            out->action = CC_NONE;
+            out->cursor = -1;
         }
         return;
     }

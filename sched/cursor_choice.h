@@ -6,7 +6,8 @@
  * member of cursor C moves to D, the cursor with the greatest
  * est_time_left, when est(C) < move_ratio * est(D), the move does not
  * make C the slower of the two, and it has stayed move_min_interval
- * seconds (a finished cursor is left at once).
+ * seconds (a finished cursor is left at once, for the neediest team,
+ * full or not).
  *
  * Team rules, in the order they are given up when no cursor obeys all:
  *   size   at most team_size_max members              (kept longest)

@@ -4,14 +4,17 @@
  */
 #include "cursor_plan.h"
 
-int cursor_count(int active_hosts, int team_size_max, int njobs)
+int cursor_count(int active_hosts, int team_size_min, int team_size_max, int njobs)
 {
-    int n, cap;
+    int n, cap, target;
     if (team_size_max < 1)
         team_size_max = 1;
+    if (team_size_min < 1 || team_size_min > team_size_max)
+        team_size_min = team_size_max;
+    target = (team_size_min + team_size_max + 1) / 2;
     if (active_hosts < 1)
         active_hosts = 1;
-    n = (active_hosts + team_size_max - 1) / team_size_max;
+    n = (active_hosts + target - 1) / target;
     cap = njobs / (2 * team_size_max);
     if (n > cap)
         n = cap;

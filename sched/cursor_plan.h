@@ -6,11 +6,12 @@
 #define LOCSCHED_CURSOR_PLAN_H
 
 /*
- * How many cursors: one team per team_size_max active hosts (at least
- * one), but no more than leave each team 2 * team_size_max jobs, so that
- * every member has work in its range.
+ * How many cursors: one team per (team_size_min + team_size_max) / 2
+ * active hosts (at least one), so that teams start mid-size and have room
+ * to take the hosts that move; but no more than leave each team
+ * 2 * team_size_max jobs, so that every member has work in its range.
  */
-int cursor_count(int active_hosts, int team_size_max, int njobs);
+int cursor_count(int active_hosts, int team_size_min, int team_size_max, int njobs);
 
 /*
  * Cut jobs [0, njobs) into at most ncursors contiguous ranges of about

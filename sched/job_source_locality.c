@@ -205,7 +205,10 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
 
     *n = 0;
     rs->nloc = 0;
-    if (ctx->apps.nactive_locality > 0) {
+    /* The cursors are read when the cache knows of locality batches, or
+     * when the host holds sticky files: those of a batch that has ended
+     * must be deleted, and a batch may be newer than the cache. */
+    if (ctx->apps.nactive_locality > 0 || rs->req.nsticky_files > 0) {
         r = db_locality_cursors(ctx->db, rs->hostid, rs->user.id, add_cursor, &cl);
         for (i = 0; r == DB_OK && i < cl.n;) {
             int j = i, k;
@@ -267,7 +270,9 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
         free(held.f);
     }
 
-    if (ctx->apps.nactive_plain > 0 && *n < limit) {
+    /* plain batches: when the cache knows of some, or of no batch at all
+     * (a batch created since the cache was loaded is then still served) */
+    if ((ctx->apps.nactive_plain > 0 || ctx->apps.nactive_locality == 0) && *n < limit) {
         int k = 0;
         r = db_candidates_plain(ctx->db, rs->user.id, limit - *n, out + *n, &k);
         if (r == DB_OK)
@@ -306,7 +311,7 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
     int *add_ids = NULL, *del_ids = NULL, nadd = 0, ndel = 0, i, k, r = DB_OK;
     int cap_add = 0;
 
-    if (rs->nloc == 0)
+    if (rs->nloc == 0 && rs->req.nsticky_files == 0)
         return DB_OK;
     if (map_held(ctx, rs, &held) != DB_OK)
         return DB_ERR;

@@ -60,7 +60,8 @@ static void usage(FILE *out)
             "--locality: a locality batch: sticky input files, jobs in file order (a job\n"
             "  never starts at an earlier file than the job before it), cut into cursors\n"
             "  worked by teams of hosts.  The number of cursors follows from the hosts\n"
-            "  seen within host_idle_timeout and team_size_max (config), unless --cursors\n"
+            "  seen within host_idle_timeout and team_size_min/max (config: one team per\n"
+            "  (min + max) / 2 hosts), unless --cursors\n"
             "  N is given; ranges have about equal work.  No workunits are made here:\n"
             "  the work_generator daemon makes them.\n"
             "Defaults: --fpops 3.6e12 (an hour at 1 GFLOPS), --delay-bound 604800,\n"
@@ -236,7 +237,7 @@ static int make_cursors(struct db_conn *db, const struct config *cfg, int batch_
         r = db_count_active_hosts(db, now - cfg->host_idle_timeout, &active);
         if (r != DB_OK)
             goto out;
-        n = cursor_count(active, cfg->team_size_max, njobs);
+        n = cursor_count(active, cfg->team_size_min, cfg->team_size_max, njobs);
     }
     if (n > njobs)
         n = njobs;
