@@ -205,10 +205,10 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
 
     *n = 0;
     rs->nloc = 0;
-    /* The cursors are read when the cache knows of locality batches, or
-     * when the host holds sticky files: those of a batch that has ended
-     * must be deleted, and a batch may be newer than the cache. */
-    if (ctx->apps.nactive_locality > 0 || rs->req.nsticky_files > 0) {
+    /* The cursors are read when the cache knows of locality batches.
+     * Without any, every sticky file a host lists belongs to a batch that
+     * has ended, and after_claim deletes it with no statement. */
+    if (ctx->apps.nactive_locality > 0) {
         r = db_locality_cursors(ctx->db, rs->hostid, rs->user.id, add_cursor, &cl);
         for (i = 0; r == DB_OK && i < cl.n;) {
             int j = i, k;

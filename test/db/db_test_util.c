@@ -178,9 +178,12 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
         }
     }
     if (r == DB_OK)
+        r = db_batch_set_state(ctx->db, batch, BS_IN_PROGRESS);   /* as create_batch does */
+    if (r == DB_OK)
         r = db_commit(ctx->db);
     if (r != DB_OK)
         die("create batch", db_error(ctx->db));
+    app_cache_invalidate(&ctx->apps);
     return batch;
 }
 
@@ -236,4 +239,58 @@ long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
         die("test query", db_error(ctx->db));
     db_commit(ctx->db);
     return v;
+}
+
+/* ---- locality batches for the daemon tests ---- */
+
+#include "credit.h"
+
+int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int ncursors, int repl,
+                      double fpops, int max_errors, int *cursors)
+{
+    struct db_batch_new b;
+    int appid, batch = 0, i, k, r, now = (int)time(NULL);
+
+    if (db_app_lookup(ctx->db, "tapp", &appid) != DB_OK)
+        die("locality batch", "no app tapp");
+    if (ncursors < 1 || ncursors > njobs)
+        die("locality batch", "need 1 <= ncursors <= njobs");
+    memset(&b, 0, sizeof b);
+    b.name = name;
+    b.appid = appid;
+    b.locality = 1;
+    b.njobs = njobs;
+    b.nfiles = njobs + 1;
+    b.delay_bound = 3600;
+    b.target_nresults = repl;
+    b.min_quorum = 1;
+    b.max_error_results = max_errors;
+    b.max_total_results = repl + 4;
+    b.rsc_memory_bound = 1e8;
+    b.rsc_disk_bound = 1e9;
+    b.max_out_nbytes = 1e6;
+    r = db_batch_create(ctx->db, &b, now, &batch);
+    if (r == DB_OK)
+        r = db_batch_set_state(ctx->db, batch, BS_IN_PROGRESS);
+    for (i = 0; r == DB_OK && i <= njobs; i++) {
+        char fname[160];
+        snprintf(fname, sizeof fname, "%s_f%d", name, i);
+        r = db_file_add(ctx->db, batch, i, fname, 1000, "0123456789abcdef0123456789abcdef", "",
+                        1, NULL);
+    }
+    for (i = 0; r == DB_OK && i < njobs; i++)
+        r = db_batch_job_add(ctx->db, batch, i, i, 2, fpops * (1 + i % 3), "");
+    for (k = 0; r == DB_OK && k < ncursors; k++) {
+        int first = k * njobs / ncursors, last = (k + 1) * njobs / ncursors - 1;
+        double sum = 0;
+        for (i = first; i <= last; i++)
+            sum += fpops * (1 + i % 3);
+        r = db_cursor_create(ctx->db, batch, first, last, last + 1, credit_of_fpops(sum), now,
+                             &cursors[k]);
+    }
+    if (r == DB_OK)
+        r = db_commit(ctx->db);
+    if (r != DB_OK)
+        die("create locality batch", db_error(ctx->db));
+    return batch;
 }

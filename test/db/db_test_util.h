@@ -45,4 +45,13 @@ long long tu_elem_ll(const char *text, const char *tag);
  * data layer: the statement text is a constant of the test). */
 long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param);
 
+/* Create a locality batch in state IN_PROGRESS (daemon tests): njobs jobs
+ * over njobs + 1 files (job j uses files j and j + 1 and fpops * (1 + j % 3)
+ * flops), ncursors cursors of about equal job ranges (their ids in
+ * cursors[]), repl results per workunit, min_quorum 1, max_error_results
+ * max_errors, delay bound one hour.  No workunits: the work generator makes
+ * them.  Returns the batch id. */
+int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int ncursors, int repl,
+                      double fpops, int max_errors, int *cursors);
+
 #endif
