@@ -96,8 +96,8 @@ int db_batch_list(struct db_conn *c, int include_retired,
 }
 
 struct cursor_ctx {
-    struct db_cursor_row r;
-    int (*row)(void *ctx, const struct db_cursor_row *r);
+    struct db_batch_cursor_row r;
+    int (*row)(void *ctx, const struct db_batch_cursor_row *r);
     void *ctx;
 };
 
@@ -108,7 +108,7 @@ static int cursor_row(void *arg)
 }
 
 int db_batch_cursors(struct db_conn *c, int batch_id,
-                     int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
+                     int (*row)(void *ctx, const struct db_batch_cursor_row *r), void *ctx)
 {
     static const char sql[] =
         "SELECT id, first_job_num, last_job_num, first_unfinished_job_num, "

@@ -45,7 +45,7 @@ int db_batch_lookup(struct db_conn *c, const char *name, int id, int lock,
 int db_batch_list(struct db_conn *c, int include_retired,
                   int (*row)(void *ctx, const struct db_batch_row *b), void *ctx);
 
-struct db_cursor_row {
+struct db_batch_cursor_row {
     int id;
     int first_job_num, last_job_num;
     int first_unfinished_job_num, first_ungenerated_job_num;
@@ -55,7 +55,7 @@ struct db_cursor_row {
 
 /* The cursors of a batch in job order (one statement). */
 int db_batch_cursors(struct db_conn *c, int batch_id,
-                     int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
+                     int (*row)(void *ctx, const struct db_batch_cursor_row *r), void *ctx);
 
 /* Job counts of the workunits of one cursor (cursor_id 0: workunits of no
  * cursor, i.e. those of a plain batch). */

@@ -115,7 +115,7 @@ struct cursor_list {
     int cap;
 };
 
-static int cursor_row(void *ctx, const struct db_cursor_row *r)
+static int cursor_row(void *ctx, const struct db_batch_cursor_row *r)
 {
     struct cursor_list *l = ctx;
     struct br_batch *b = l->b;

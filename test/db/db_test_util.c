@@ -294,3 +294,13 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
         die("create locality batch", db_error(ctx->db));
     return batch;
 }
+
+void tu_retire_batches_from(struct sched_ctx *ctx, int first_id)
+{
+    struct db_val p[] = { DBV_INT(first_id) };
+    if (db_exec(ctx->db, 159, "UPDATE batch SET state = 4 WHERE id >= ? AND state IN (0, 1)", p,
+                1, NULL, "retire test batches") != DB_OK ||
+        db_commit(ctx->db) != DB_OK)
+        die("retire test batches", db_error(ctx->db));
+    app_cache_invalidate(&ctx->apps);
+}

@@ -54,4 +54,9 @@ long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
 int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int ncursors, int repl,
                       double fpops, int max_errors, int *cursors);
 
+/* Retire every batch with id >= first_id still INIT or IN_PROGRESS, so
+ * that a test leaves no active batch for the tests after it (uses
+ * statement slot 159). */
+void tu_retire_batches_from(struct sched_ctx *ctx, int first_id);
+
 #endif

@@ -1,0 +1,93 @@
+/*
+ * transition_logic.c - the transitioner's per-workunit decision (see
+ * transition_logic.h for the rules).  Pure: no I/O, no clock.
+ */
+#include "transition_logic.h"
+
+#include <string.h>
+
+#include "db_sched.h"
+
+static int is_error_outcome(int outcome)
+{
+    return outcome == RO_CLIENT_ERROR || outcome == RO_COULDNT_SEND ||
+           outcome == RO_VALIDATE_ERROR;
+}
+
+/* True when a is an earlier success than b (received first, then id). */
+static int earlier(const struct tl_result *a, const struct tl_result *b)
+{
+    if (a->received_time != b->received_time)
+        return a->received_time < b->received_time;
+    return a->id < b->id;
+}
+
+void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int now,
+               enum tl_action *act, struct tl_decision *d)
+{
+    const struct tl_result *first_success = NULL;
+    int i, was_finished, want;
+
+    memset(d, 0, sizeof *d);
+    d->canonical_resultid = wu->canonical_resultid;
+    d->error_mask = wu->error_mask;
+    was_finished = wu->canonical_resultid != 0 || wu->error_mask != 0;
+
+    /* timeouts first: they change the counts below */
+    for (i = 0; i < n; i++) {
+        const struct tl_result *r = &res[i];
+        int state = r->server_state, outcome = r->outcome;
+        act[i] = TL_KEEP;
+        if (state == RS_IN_PROGRESS && r->report_deadline < now) {
+            act[i] = TL_TIMEOUT;
+            d->ntimeout++;
+            state = RS_OVER;
+            outcome = RO_NO_REPLY;
+        }
+        d->ntotal++;
+        if (state == RS_UNSENT || state == RS_INACTIVE) {
+            d->nunsent++;
+        } else if (state == RS_IN_PROGRESS) {
+            d->ninprogress++;
+        } else if (state == RS_OVER && outcome == RO_SUCCESS) {
+            d->nsuccess++;
+            if (!first_success || earlier(r, first_success))
+                first_success = r;
+            if (r->validate_state == TL_VALIDATE_INIT) {
+                act[i] = TL_GRANT;
+                d->ngrant++;
+            }
+        } else if (state == RS_OVER && is_error_outcome(outcome)) {
+            d->nerror++;
+        }
+    }
+
+    if (!was_finished) {
+        int quorum = wu->min_quorum > 0 ? wu->min_quorum : 1;
+        want = wu->target_nresults > quorum ? wu->target_nresults : quorum;
+        if (d->nsuccess >= quorum && first_success) {
+            d->canonical_resultid = first_success->id;
+        } else if (d->nerror > wu->max_error_results) {
+            d->error_mask |= TL_ERR_TOO_MANY_ERRORS;
+        } else {
+            int need = want - (d->nsuccess + d->nunsent + d->ninprogress);
+            if (need > 0) {
+                if (d->ntotal + need > wu->max_total_results)
+                    d->error_mask |= TL_ERR_TOO_MANY_TOTAL;
+                else
+                    d->nnew = need;
+            }
+        }
+    }
+
+    d->finished = d->canonical_resultid != 0 || d->error_mask != 0;
+    d->newly_finished = d->finished && !was_finished;
+    if (d->finished) {
+        for (i = 0; i < n; i++) {
+            if (res[i].server_state == RS_UNSENT || res[i].server_state == RS_INACTIVE) {
+                act[i] = TL_DIDNT_NEED;
+                d->ndidnt_need++;
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/*
+ * transition_logic.h - the transitioner's decision for one workunit, as a
+ * pure function of the workunit, its results and the time: which results
+ * timed out, which get credit, which are no longer needed, whether the
+ * workunit gets a canonical result or an error, and how many new results
+ * it needs.  No I/O: the transitioner reads the rows, calls tl_decide()
+ * and writes what it says (see doc/locality.md, "Daemons" and "Result
+ * outcomes and credit").
+ *
+ * Rules (there is no validator yet, so a success is valid):
+ *   - a result IN_PROGRESS whose report_deadline is before now becomes
+ *     OVER with outcome NO_REPLY;
+ *   - every SUCCESS result not yet granted (validate_state 0) gets the
+ *     job's credit, also after the workunit has finished;
+ *   - an unfinished workunit with min_quorum successes gets the earliest
+ *     reported success (then the lowest id) as canonical result;
+ *   - else more than max_error_results errors (CLIENT_ERROR,
+ *     COULDNT_SEND, VALIDATE_ERROR; not NO_REPLY nor CLIENT_DETACHED,
+ *     which are the host's fault, not the job's) set TOO_MANY_ERRORS;
+ *   - else results are added until successes + unsent + in progress
+ *     reach max(target_nresults, min_quorum), unless that would make more
+ *     than max_total_results results (TOO_MANY_TOTAL);
+ *   - once finished (canonical result or error), results not sent yet
+ *     become OVER with outcome DIDNT_NEED.
+ */
+#ifndef LOCSCHED_TRANSITION_LOGIC_H
+#define LOCSCHED_TRANSITION_LOGIC_H
+
+/* workunit.error_mask bits (BOINC's codes) set by the transitioner */
+enum {
+    TL_ERR_TOO_MANY_ERRORS = 2,
+    TL_ERR_TOO_MANY_TOTAL = 8
+};
+
+/* result.validate_state values used here */
+enum { TL_VALIDATE_INIT = 0, TL_VALIDATE_VALID = 1 };
+
+struct tl_wu {
+    int min_quorum;
+    int target_nresults;
+    int max_error_results;
+    int max_total_results;
+    int canonical_resultid;   /* 0: none */
+    int error_mask;
+};
+
+struct tl_result {
+    int id;
+    int server_state;         /* RS_* of db_sched.h */
+    int outcome;              /* RO_* */
+    int validate_state;       /* TL_VALIDATE_* */
+    int received_time;
+    int report_deadline;
+};
+
+/* What to do with one result. */
+enum tl_action {
+    TL_KEEP = 0,
+    TL_TIMEOUT,               /* IN_PROGRESS -> OVER, NO_REPLY */
+    TL_GRANT,                 /* grant the job's credit, validate_state VALID */
+    TL_DIDNT_NEED             /* UNSENT or INACTIVE -> OVER, DIDNT_NEED */
+};
+
+struct tl_decision {
+    int canonical_resultid;   /* after the decision (0: none) */
+    int error_mask;           /* after the decision */
+    int finished;             /* canonical result or error after the decision */
+    int newly_finished;       /* finished now, not before */
+    int nnew;                 /* new results to create (UNSENT) */
+    int ntimeout, ngrant, ndidnt_need;
+    /* counts after the timeouts, for log lines */
+    int nsuccess, nerror, nunsent, ninprogress, ntotal;
+};
+
+/*
+ * Decide for one workunit.  res[0..n) are all its results; act[i] gets
+ * the action for res[i].  Never fails; an absurd workunit (no results,
+ * quorum above target) still gets a decision that makes progress.
+ */
+void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int now,
+               enum tl_action *act, struct tl_decision *d);
+
+#endif /* LOCSCHED_TRANSITION_LOGIC_H */
