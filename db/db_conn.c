@@ -182,12 +182,26 @@ static void backoff(int attempt)
     nanosleep(&ts, NULL);
 }
 
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int db_transaction(struct db_conn *c, const char *what, db_tx_body body, void *arg)
 {
     int attempt, r = DB_UNAVAILABLE;
     char first_err[sizeof c->err] = "";
+    double start = monotonic_seconds();
 
     for (attempt = 0; attempt < c->p.retries; attempt++) {
+        /* Deadlocks retry at once; but once the time budget (the
+         * connection timeout) is spent, a server that does not answer
+         * gets no more tries: the caller answers "try later" instead of
+         * hanging for retries * timeout. */
+        if (attempt > 0 && monotonic_seconds() - start >= (double)c->p.timeout)
+            break;
         if (attempt > 0)
             backoff(attempt);
         if (!c->mysql && db_connect(c) != DB_OK) {
@@ -222,8 +236,8 @@ int db_transaction(struct db_conn *c, const char *what, db_tx_body body, void *a
     }
     {
         char msg[sizeof c->err];
-        snprintf(msg, sizeof msg, "%s: gave up after %d tries; last error: %.400s", what,
-                 c->p.retries, c->err);
+        snprintf(msg, sizeof msg, "%s: gave up after %d tries in %.1f s; last error: %.400s",
+                 what, attempt, monotonic_seconds() - start, c->err);
         memcpy(c->err, msg, sizeof c->err);
     }
     return DB_UNAVAILABLE;

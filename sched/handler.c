@@ -748,7 +748,7 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
     struct tx_arg arg;
     char err[512];
     unsigned long st0;
-    int r;
+    int r, skipped = 0;
 
     memset(stats, 0, sizeof *stats);
     buf_reset(out);
@@ -780,6 +780,16 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
     SHA256((const unsigned char *)rs->req.authenticator, strlen(rs->req.authenticator),
            rs->auth_hash);
 
+    /* After the database failed to answer, the process answers "later" at
+     * once for db_timeout seconds instead of making every client wait for
+     * the timeout again (the clients back off; the database recovers). */
+    if (ctx->db_down_until && rs->now < ctx->db_down_until && rs->now >= ctx->db_down_until -
+        ctx->cfg.db_timeout) {
+        r = DB_UNAVAILABLE;
+        st0 = ctx->db ? db_statement_count(ctx->db) : 0;
+        skipped = 1;
+        goto replied_unavailable;
+    }
     if (!ctx->db) {
         ctx->db = db_open(&ctx->dbp, err, sizeof err);
         if (!ctx->db)
@@ -789,6 +799,8 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
     arg.ctx = ctx;
     arg.rs = rs;
     r = ctx->db ? db_transaction(ctx->db, "scheduler request", tx_body, &arg) : DB_UNAVAILABLE;
+    ctx->db_down_until = r == DB_UNAVAILABLE ? rs->now + ctx->cfg.db_timeout : 0;
+replied_unavailable:
     stats->statements = ctx->db ? db_statement_count(ctx->db) - st0 : 0;
     stats->status = r;
 
@@ -800,7 +812,11 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
                           ctx->cfg.overload_request_delay);
         snprintf(stats->outcome, sizeof stats->outcome, "auth");
     } else if (r != DB_OK) {
-        log_error("request not handled: %s", ctx->db ? db_error(ctx->db) : "no database");
+        if (skipped)
+            log_info("request not handled: the database failed less than %d s ago",
+                     ctx->cfg.db_timeout);
+        else
+            log_error("request not handled: %s", ctx->db ? db_error(ctx->db) : "no database");
         reply_write_error(out, ctx,
                           "The project's server is busy or under maintenance; your computer "
                           "will try again later.",

@@ -115,6 +115,7 @@ struct sched_ctx {
     const struct job_source *source;
     time_t (*clock)(void);
     unsigned long nrequests;
+    time_t db_down_until;          /* after a failure: answer "later" without trying */
 };
 
 /*
