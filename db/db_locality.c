@@ -158,20 +158,26 @@ int db_host_file_add(struct db_conn *c, int hostid, const int *file_ids, int n, 
     return r;
 }
 
-int db_host_file_delete(struct db_conn *c, int hostid, const int *file_ids, int n)
+int db_host_file_delete(struct db_conn *c, int hostid, const char *const *names, int n)
 {
     static const char sql[] =
         "DELETE hf FROM host_file hf "
-        "JOIN JSON_TABLE(?, '$[*]' COLUMNS (id INT PATH '$')) j ON hf.file_id = j.id "
+        "JOIN file f ON f.id = hf.file_id "
+        "JOIN JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j ON f.name = j.name "
         "WHERE hf.host_id = ?";
     struct jbuf b;
     char what[64];
-    int r;
+    int i, r;
 
     if (n <= 0)
         return DB_OK;
     snprintf(what, sizeof what, "forget %d files of [host#%d]", n, hostid);
-    if (id_list(c, file_ids, n, &b, what) != DB_OK)
+    memset(&b, 0, sizeof b);
+    jb_open(&b);
+    for (i = 0; i < n; i++)
+        jb_str(&b, names[i]);
+    jb_close(&b);
+    if (jb_failed(c, &b, what))
         return DB_ERR;
     {
         struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(hostid) };

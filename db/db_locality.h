@@ -51,8 +51,10 @@ int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor
 int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
                      double old_rate);
 
-/* host_file rows for files sent to / dropped by a host (one statement each). */
+/* host_file rows for files sent to a host (by file id) and dropped by it
+ * (by name: a file of an ended batch is no longer in the scheduler's
+ * cache); one statement each. */
 int db_host_file_add(struct db_conn *c, int hostid, const int *file_ids, int n, int now);
-int db_host_file_delete(struct db_conn *c, int hostid, const int *file_ids, int n);
+int db_host_file_delete(struct db_conn *c, int hostid, const char *const *names, int n);
 
 #endif

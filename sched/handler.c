@@ -280,7 +280,8 @@ static int setup_rscs(struct sched_ctx *ctx, struct request_state *rs)
     for (i = 0; i < req->nip_results; i++) {
         const struct req_ip_result *ip = &req->ip_results[i];
         int r = ip_result_rsc(rs, ip, sorted, req->nother_results);
-        double dur = est_wall(ip->time_remaining, rs->rscs[r].avail);
+        double dur = est_wall(ip->time_remaining > 0 ? ip->time_remaining : 0,
+                              rs->rscs[r].avail);
         if (edf_add(&rs->rscs[r].q, dur, ip->report_deadline - (double)rs->now) < 0) {
             free(sorted);
             return -1;

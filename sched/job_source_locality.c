@@ -43,7 +43,6 @@ static int add_cursor(void *vctx, const struct db_cursor_row *r)
 struct held_file {
     int batch_id;
     int file_num;
-    int file_id;
     int req_index;                 /* into rs->req.sticky_files */
 };
 
@@ -65,7 +64,7 @@ struct held_set {
 static int held_has(void *vctx, int batch_id, int file_num)
 {
     struct held_set *h = vctx;
-    struct held_file key = { batch_id, file_num, 0, 0 };
+    struct held_file key = { batch_id, file_num, 0 };
     return h->n && bsearch(&key, h->f, (size_t)h->n, sizeof *h->f, cmp_held) != NULL;
 }
 
@@ -105,7 +104,6 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
             if (f) {
                 hf->batch_id = rs->loc[k].batch_id;
                 hf->file_num = f->file_num;
-                hf->file_id = f->id;
                 break;
             }
         }
@@ -239,9 +237,9 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
     if (r != DB_OK)
         return r;
 
-    /* sticky preference within the window */
+    /* sticky preference within the window (unless configured off) */
     nloc_cands = *n;
-    if (nloc_cands > 1) {
+    if (nloc_cands > 1 && ctx->cfg.locality_file_preference) {
         struct lp_job *jobs = calloc((size_t)nloc_cands, sizeof *jobs);
         int *order = calloc((size_t)nloc_cands, sizeof *order);
         struct db_candidate *copy = malloc(sizeof *copy * (size_t)nloc_cands);
@@ -308,7 +306,8 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
 {
     const struct sched_request *req = &rs->req;
     struct held_set held = { 0 };
-    int *add_ids = NULL, *del_ids = NULL, nadd = 0, ndel = 0, i, k, r = DB_OK;
+    int *add_ids = NULL, nadd = 0, i, k, r = DB_OK;
+    const char **del_names = NULL;
     int cap_add = 0;
 
     if (rs->nloc == 0 && rs->req.nsticky_files == 0)
@@ -320,9 +319,9 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
         if (rs->jobs[i].cand.cursor_id > 0)
             cap_add += rs->jobs[i].cand.nfiles;
     add_ids = malloc(sizeof *add_ids * (size_t)(cap_add ? cap_add : 1));
-    del_ids = malloc(sizeof *del_ids * (size_t)(held.n ? held.n : 1));
+    del_names = malloc(sizeof *del_names * (size_t)(held.n ? held.n : 1));
     rs->delete_files = malloc(sizeof *rs->delete_files * (size_t)(held.n ? held.n : 1));
-    if (!add_ids || !del_ids || !rs->delete_files) {
+    if (!add_ids || !del_names || !rs->delete_files) {
         r = DB_ERR;
         goto out;
     }
@@ -358,17 +357,16 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
             continue;
         snprintf(rs->delete_files[rs->ndelete_files], sizeof rs->delete_files[0], "%s",
                  req->sticky_files[hf->req_index].name);
+        del_names[rs->ndelete_files] = rs->delete_files[rs->ndelete_files];
         rs->ndelete_files++;
-        if (hf->file_id > 0)
-            del_ids[ndel++] = hf->file_id;
     }
     if (nadd)
         r = db_host_file_add(ctx->db, rs->hostid, add_ids, nadd, (int)rs->now);
-    if (r == DB_OK && ndel)
-        r = db_host_file_delete(ctx->db, rs->hostid, del_ids, ndel);
+    if (r == DB_OK && rs->ndelete_files)
+        r = db_host_file_delete(ctx->db, rs->hostid, del_names, rs->ndelete_files);
 out:
     free(add_ids);
-    free(del_ids);
+    free(del_names);
     free(held.f);
     return r;
 }

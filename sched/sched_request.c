@@ -334,7 +334,9 @@ static const struct field ips_fields[] = {
 static const struct field ip_fields[] = {
     FSTR("name", RI, name, 0),
     FDBL("report_deadline", RI, report_deadline, 0, SRQ_MAX_UNIX_TIME, 0),
-    FDBL("time_remaining", RI, time_remaining, 0, SRQ_MAX_SECONDS, 0),
+    /* negative when a job has outrun its estimate (the client 7.20 sends
+     * e.g. -1.00 for an app that reports progress); the handler clamps */
+    FDBL("time_remaining", RI, time_remaining, -SRQ_MAX_SECONDS, SRQ_MAX_SECONDS, 0),
     FDBL("avg_ncpus", RI, avg_ncpus, 0, LIM_NINSTANCES, 0),
     FDBL("ncudas", RI, ncudas, 0, LIM_NINSTANCES, 0),
     FDBL("natis", RI, natis, 0, LIM_NINSTANCES, 0),

@@ -12,15 +12,11 @@ ALTER TABLE batch_host
     DROP KEY ind_bh_cursor,
     ADD KEY ind_bh_cursor_user (cursor_id, userid);
 
--- max_host_credit: the fastest member's credit rate, for the team rule
--- "the fastest host is no faster than the sum of the others"; kept by the
--- scheduler on join and recomputed by the locality daemon.
--- last_file_num: the highest file any job of the range uses, so that the
--- scheduler knows the files the cursor still needs without reading jobs:
--- [first file of first_unfinished_job_num, last_file_num].
+-- The fastest member's credit rate, for the team rule "the fastest host
+-- is no faster than the sum of the others".  Kept by the scheduler on
+-- join and recomputed by the locality daemon.
 ALTER TABLE locality_cursor
     ADD COLUMN max_host_credit DOUBLE NOT NULL DEFAULT 0 AFTER expavg_credit,
-    ADD COLUMN last_file_num INT NOT NULL DEFAULT 0 AFTER last_job_num,
     ADD COLUMN update_time INT NOT NULL DEFAULT 0;
 
 -- Job order within a batch (status, the work generator, the transitioner).

@@ -657,6 +657,9 @@ static void work_batch(const char *name, int locality, struct outcome *o)
                 break;
         TAP_EQ_INT(i, NHOSTS, "every sticky file was deleted by a <delete_file_info> (host %d "
                    "still holds %d)", i, i < NHOSTS ? hosts[i].nheld : 0);
+        TAP_EQ_INT(q1(148, "SELECT COUNT(*) FROM host_file hf JOIN file f ON f.id = hf.file_id "
+                           "WHERE f.batch_id = ?", batch), 0,
+                   "host_file forgets every file the hosts were told to delete");
     }
     o->bytes = -before_bytes;
     o->files_sent = -before_files;

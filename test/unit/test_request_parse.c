@@ -1073,6 +1073,22 @@ static void test_content(void)
 }
 
 /* API details: errlen handling, strerror, init twice, validate alone. */
+/* The client 7.20 sends a negative time_remaining for a job that has
+ * outrun its estimate: accepted (the handler counts it as 0). */
+static void test_negative_time_remaining(void)
+{
+    expect("negative time_remaining accepted",
+           HEAD "<in_progress_results>\n<ip_result><name>e2e1_0000018_0</name>"
+                "<report_deadline>1795246310</report_deadline><time_remaining>-1.00"
+                "</time_remaining></ip_result>\n</in_progress_results>\n" TAIL,
+           SRQ_OK, NULL);
+    expect("huge negative time_remaining refused",
+           HEAD "<in_progress_results>\n<ip_result><name>x</name>"
+                "<report_deadline>1795246310</report_deadline><time_remaining>-1e300"
+                "</time_remaining></ip_result>\n</in_progress_results>\n" TAIL,
+           SRQ_ERR_NUMBER, "time_remaining");
+}
+
 static void test_api(void)
 {
     struct sched_request r;
@@ -1200,6 +1216,7 @@ int main(int argc, char **argv)
     test_size_limits();
     test_numbers();
     test_content();
+    test_negative_time_remaining();
     test_api();
     test_locale();
     bench("02-hostid-assigned-work-request");
