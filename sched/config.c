@@ -97,6 +97,9 @@ static const struct cfg_key config_table[] = {
     { "locality_window", CT_INT, OFF(locality_window), "32", 1, 128,
       "unsent jobs of the host's cursor, in job order, among which the scheduler "
       "prefers those whose files the host holds" },
+    { "locality_file_preference", CT_BOOL, OFF(locality_file_preference), "1", 0, 1,
+      "1: within the window, offer first the jobs whose input files the host holds; "
+      "0: strict job order" },
     { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
       "half-life of expavg_credit, seconds (BOINC: one week)" },
 };

@@ -62,6 +62,7 @@ struct config {
     int host_idle_timeout;             /* seconds unseen before leaving its team */
     int work_cushion;                  /* unsent jobs kept per cursor */
     int locality_window;               /* unsent jobs of a cursor considered per request */
+    int locality_file_preference;      /* 1: prefer jobs whose files the host holds */
     double credit_half_life;           /* seconds, BOINC's: one week */
 };
 
