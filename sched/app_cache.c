@@ -167,7 +167,7 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     for (i = 0; i < ac->nbatches; i++) {
         if (ac->batches[i].batch_id == batch_id) {
             bf = &ac->batches[i];
-            if (now - bf->loaded_at < 10 * APP_CACHE_TTL && now >= bf->loaded_at)
+            if (now - bf->loaded_at < BATCH_FILES_TTL && now >= bf->loaded_at)
                 return bf;
             break;
         }

@@ -5,7 +5,7 @@
  * Loaded from the database on first use and reloaded every
  * APP_CACHE_TTL seconds, so a request costs no statement for them.  A
  * batch's files never change once it exists; they are reloaded only
- * every 10 TTLs, as a safety net.
+ * every BATCH_FILES_TTL seconds, as a safety net.
  */
 #ifndef LOCSCHED_APP_CACHE_H
 #define LOCSCHED_APP_CACHE_H
@@ -15,7 +15,13 @@
 #include "db.h"
 #include "db_sched.h"
 
-#define APP_CACHE_TTL 60
+/* Seconds: app versions and the set of active batches (3 statements per
+ * reload per process); short, so that a new app version or batch is
+ * served within seconds of its creation, and a client is not told
+ * "no app for your CPU" for long after an administrator added one. */
+#define APP_CACHE_TTL 10
+/* Seconds: the file list of a batch, which never changes once created. */
+#define BATCH_FILES_TTL 600
 #define APP_CACHE_MAX_BATCHES 256
 
 struct app_version {
