@@ -330,8 +330,8 @@ static int run_candidates(struct db_conn *c, int slot, const char *sql, struct d
     }
 }
 
-int db_candidates_plain(struct db_conn *c, int userid, int limit, struct db_candidate *out,
-                        int *n)
+int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int nappids,
+                        int limit, struct db_candidate *out, int *n)
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS
@@ -339,10 +339,27 @@ int db_candidates_plain(struct db_conn *c, int userid, int limit, struct db_cand
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
         "WHERE r.cursor_id = 0 AND r.server_state = 2 AND o.id IS NULL "
+        "  AND JSON_CONTAINS(?, CAST(r.appid AS CHAR)) "
         "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
-    struct db_val params[] = { DBV_INT(userid), DBV_INT(limit) };
-    return run_candidates(c, SLOT_CAND_PLAIN, sql, params, 2, limit, out, n,
-                          "select unsent results");
+    struct jbuf b = { 0 };
+    int i, r;
+
+    *n = 0;
+    if (nappids <= 0)
+        return DB_OK;
+    jb_open(&b);
+    for (i = 0; i < nappids; i++)
+        jb_int(&b, appids[i]);
+    jb_close(&b);
+    if (jb_failed(c, &b, "select unsent results"))
+        return DB_ERR;
+    {
+        struct db_val params[] = { DBV_INT(userid), DBV_STRN(b.p, b.len), DBV_INT(limit) };
+        r = run_candidates(c, SLOT_CAND_PLAIN, sql, params, 3, limit, out, n,
+                           "select unsent results");
+    }
+    free(b.p);
+    return r;
 }
 
 int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,

@@ -142,12 +142,14 @@ struct db_candidate {
 /*
  * Lock up to limit unsent results of plain batches (cursor_id 0) in job
  * order, then id order (SELECT ... FOR UPDATE SKIP
- * LOCKED), skipping workunits of which userid already has a result.  The
+ * LOCKED), of the apps appids[0..nappids) only (those the host can run:
+ * others' jobs would fill the window and starve it), skipping workunits
+ * of which userid already has a result.  The
  * locks hold until the transaction ends, so no other scheduler process
  * can claim these rows meanwhile.  *n gets the count.
  */
-int db_candidates_plain(struct db_conn *c, int userid, int limit, struct db_candidate *out,
-                        int *n);
+int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int nappids,
+                        int limit, struct db_candidate *out, int *n);
 
 /* The same for one locality cursor, in job order. */
 int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,

@@ -171,6 +171,22 @@ int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state
     return 0;
 }
 
+int handler_runnable_apps(const struct sched_ctx *ctx, const struct request_state *rs,
+                          int *appids, int max)
+{
+    int i, k, n = 0;
+    for (i = 0; i < ctx->apps.navs && n < max; i++) {
+        int appid = ctx->apps.avs[i].row.appid;
+        if (av_rsc(rs, &ctx->apps.avs[i]) < 0)
+            continue;
+        for (k = 0; k < n && appids[k] != appid; k++)
+            ;
+        if (k == n)
+            appids[n++] = appid;
+    }
+    return n;
+}
+
 static void free_rscs(struct request_state *rs)
 {
     int i;

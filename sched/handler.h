@@ -129,6 +129,10 @@ void sched_ctx_free(struct sched_ctx *ctx);
 /* Can the host run some version of app appid (platform and resource)? */
 int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state *rs, int appid);
 
+/* The apps the host can run, at most max, into appids; returns the count. */
+int handler_runnable_apps(const struct sched_ctx *ctx, const struct request_state *rs,
+                          int *appids, int max);
+
 /* Handle one request body and write the reply into out (reset first). */
 void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,
                   struct sched_stats *stats);

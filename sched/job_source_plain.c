@@ -10,7 +10,9 @@
 static int plain_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,
                             struct db_candidate *out, int *n)
 {
-    return db_candidates_plain(ctx->db, rs->user.id, limit, out, n);
+    int appids[64];
+    int napps = handler_runnable_apps(ctx, rs, appids, 64);
+    return db_candidates_plain(ctx->db, rs->user.id, appids, napps, limit, out, n);
 }
 
 const struct job_source job_source_plain = { "plain", plain_candidates, NULL };
