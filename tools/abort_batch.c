@@ -37,17 +37,6 @@ static void usage(FILE *out)
         "Exit status: 0, 1 on any error (message naming the batch), 2 for usage.\n");
 }
 
-/* A batch id given as a decimal number, else 0. */
-static int parse_id(const char *s)
-{
-    char *end;
-    long v;
-    if (!s[0] || strspn(s, "0123456789") != strlen(s) || strlen(s) > 10)
-        return 0;
-    v = strtol(s, &end, 10);
-    return v > 0 && v <= INT_MAX ? (int)v : 0;
-}
-
 enum why { WHY_NONE, WHY_NOTFOUND, WHY_STATE };
 
 struct abort_tx {
@@ -65,7 +54,7 @@ static int abort_body(struct db_conn *c, void *p)
 
     t->why = WHY_NONE;
     memset(&t->n, 0, sizeof t->n);
-    r = db_batch_lookup(c, t->arg, parse_id(t->arg), 1, &t->batch);
+    r = db_batch_lookup(c, t->arg, tool_parse_id(t->arg), 1, &t->batch);
     if (r == DB_NOTFOUND) {
         t->why = WHY_NOTFOUND;
         return DB_ABORT;

@@ -63,12 +63,32 @@ int main(int argc, char **argv)
         i++;
         if (strcmp(a, "--config") == 0) config = val;
         else if (strcmp(a, "--app") == 0) app = val;
-        else if (strcmp(a, "--version") == 0) version = atoi(val);
+        else if (strcmp(a, "--version") == 0) {
+            long num;
+            if (tool_parse_long(val, 0, 2000000000, &num) < 0) {
+                fprintf(stderr, "add_app_version: --version wants a whole number, not '%s'\n",
+                        val);
+                return 2;
+            }
+            version = (int)num;
+        }
         else if (strcmp(a, "--platform") == 0) platform = val;
         else if (strcmp(a, "--plan-class") == 0) plan_class = val;
-        else if (strcmp(a, "--avg-ncpus") == 0) avg_ncpus = atof(val);
+        else if (strcmp(a, "--avg-ncpus") == 0) {
+            if (tool_parse_double(val, 1e-6, 1024, &avg_ncpus) < 0) {
+                fprintf(stderr, "add_app_version: --avg-ncpus wants a number in (0, 1024], "
+                                "not '%s'\n", val);
+                return 2;
+            }
+        }
         else if (strcmp(a, "--coproc") == 0) coproc = val;
-        else if (strcmp(a, "--flops-scale") == 0) flops_scale = atof(val);
+        else if (strcmp(a, "--flops-scale") == 0) {
+            if (tool_parse_double(val, 1e-6, 1000, &flops_scale) < 0) {
+                fprintf(stderr, "add_app_version: --flops-scale wants a number in (0, 1000], "
+                                "not '%s'\n", val);
+                return 2;
+            }
+        }
         else if (strcmp(a, "--api-version") == 0) api = val;
         else if (strcmp(a, "--friendly-name") == 0) friendly = val;
         else if (strcmp(a, "--key") == 0) key = val;
@@ -96,7 +116,7 @@ int main(int argc, char **argv)
     if (coproc) {
         const char *colon = strchr(coproc, ':');
         if (!colon || colon == coproc || (size_t)(colon - coproc) >= sizeof coproc_type ||
-            (coproc_count = atof(colon + 1)) <= 0) {
+            tool_parse_double(colon + 1, 1e-6, 1024, &coproc_count) < 0) {
             fprintf(stderr, "add_app_version: --coproc wants TYPE:COUNT, e.g. NVIDIA:1\n");
             return 2;
         }

@@ -65,17 +65,6 @@ static void usage(FILE *out)
         "Exit status: 0, or 1 when a batch does not exist or the database fails.\n");
 }
 
-/* A batch id given as a decimal number, else 0. */
-static int parse_id(const char *s)
-{
-    char *end;
-    long v;
-    if (!s[0] || strspn(s, "0123456789") != strlen(s) || strlen(s) > 10)
-        return 0;
-    v = strtol(s, &end, 10);
-    return v > 0 && v <= INT_MAX ? (int)v : 0;
-}
-
 struct status {
     struct br_batch *b;
     int n, cap;
@@ -275,7 +264,7 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < nnames; i++) {
         struct db_batch_row row;
-        r = db_batch_lookup(st.db, names[i], parse_id(names[i]), 0, &row);
+        r = db_batch_lookup(st.db, names[i], tool_parse_id(names[i]), 0, &row);
         if (r == DB_NOTFOUND) {
             fprintf(stderr, PROG ": no batch named or numbered '%s'\n", names[i]);
             goto out;

@@ -28,6 +28,7 @@
 #include "db_check.h"
 #include "db_sched.h"
 #include "config.h"
+#include "tool_common.h"
 
 #define PROG "check_invariants"
 #define MAX_IDS_LIMIT 1000
@@ -324,17 +325,6 @@ static void print_json(const struct run *run, long long total, long long now)
     printf("\n]}\n");
 }
 
-/* A decimal number in [lo, hi], else -1. */
-static long parse_num(const char *s, long lo, long hi)
-{
-    char *end;
-    long v;
-    if (!s[0] || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
-        return -1;
-    v = strtol(s, &end, 10);
-    return v >= lo && v <= hi ? v : -1;
-}
-
 int main(int argc, char **argv)
 {
     const char *config = NULL;
@@ -362,8 +352,8 @@ int main(int argc, char **argv)
             if (strcmp(a, "--config") == 0) {
                 config = argv[++i];
             } else {
-                long v = parse_num(argv[++i], 0, MAX_IDS_LIMIT);
-                if (v < 0) {
+                long v;
+                if (tool_parse_long(argv[++i], 0, MAX_IDS_LIMIT, &v) < 0) {
                     fprintf(stderr, PROG ": --max-ids wants a number from 0 to %d, not '%s'\n",
                             MAX_IDS_LIMIT, argv[i]);
                     return 2;

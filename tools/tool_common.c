@@ -3,10 +3,14 @@
  */
 #include "tool_common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <openssl/rand.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,4 +88,40 @@ int tool_random_hex(char *out, size_t nbytes)
     for (i = 0; i < nbytes; i++)
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
     return 0;
+}
+
+int tool_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    long v;
+    if (!s || !s[0] || isspace((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int tool_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v;
+    if (!s || !s[0] || isspace((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int tool_parse_id(const char *s)
+{
+    long v;
+    if (!s || strspn(s, "0123456789") != strlen(s))
+        return 0;
+    return tool_parse_long(s, 1, INT_MAX, &v) == 0 ? (int)v : 0;
 }
