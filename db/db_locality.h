@@ -4,10 +4,11 @@
  * moving a team, and which sticky files a host holds.
  *
  * A locality work request adds to the budget of db_sched.h:
- *   cursors (all active locality batches, one statement)    1
+ *   the host's teams (one statement)                         1
  *   candidates of the host's cursor (per batch)             1
  *   host_file insert / delete, when files are sent / dropped  0..2
- *   join or move a team (rare)                               0..2
+ *   join or move a team (rare): fresh cursors, upsert, totals 0..3
+ *   the process's cursor cache, every few seconds            0..1
  */
 #ifndef LOCSCHED_DB_LOCALITY_H
 #define LOCSCHED_DB_LOCALITY_H
@@ -34,10 +35,21 @@ struct db_cursor_row {
     int user_in_team;              /* another host of the user is in the team */
 };
 
-/* Every cursor of the active locality batches, in (batch, first job)
- * order, one statement.  row() as for db_query's callers. */
-int db_locality_cursors(struct db_conn *c, int hostid, int userid,
+/* Every cursor of the active locality batches (of batch_id only, if not
+ * 0), in (batch, first job) order, as this host sees them (mine,
+ * user_in_team): one statement.  For joining or moving a team. */
+int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                         int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
+
+/* The same without the host-specific columns (mine = 0, user_in_team =
+ * 0): what each scheduler process caches for a few seconds. */
+int db_locality_all_cursors(struct db_conn *c,
+                            int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
+
+/* The cursors of the host's teams in active batches (mine = 1, with its
+ * rate and join time; user_in_team = 0): the per-request read. */
+int db_locality_my_cursors(struct db_conn *c, int hostid,
+                           int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 
 /* Make hostid a member of cursor_id's team for batch_id (insert or move). */
 int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,

@@ -26,6 +26,8 @@ enum db_slot {
     SLOT_CURSOR_ADJUST,
     SLOT_HF_ADD,
     SLOT_HF_DELETE,
+    SLOT_LOC_ALL_CURSORS,
+    SLOT_LOC_MY_CURSORS,
     /* admin tools */
     SLOT_ADMIN_FIRST = 40,
     /* batch tools (db_batch.c): 60..79 */

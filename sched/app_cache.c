@@ -257,6 +257,7 @@ const struct cached_file *batch_file_by_name(const struct batch_files *bf, const
 void app_cache_invalidate(struct app_cache *ac)
 {
     ac->loaded_at = 0;
+    ac->cursors_loaded_at = 0;
 }
 
 void app_cache_free(struct app_cache *ac)
@@ -265,5 +266,6 @@ void app_cache_free(struct app_cache *ac)
     free_avs(ac->avs, ac->navs);
     for (i = 0; i < ac->nbatches; i++)
         free_batch_files(&ac->batches[i]);
+    free(ac->cursors);
     memset(ac, 0, sizeof *ac);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_locality.h"
 #include "db_sched.h"
 
 /* Seconds: app versions and the set of active batches (3 statements per
@@ -60,7 +61,18 @@ struct app_cache {
     /* active batches (state IN_PROGRESS), refreshed with the app versions */
     int nactive_plain;
     int nactive_locality;
+    /* the cursors of the active locality batches, without host-specific
+     * columns, for deciding whether a host stays in its team (kept by
+     * job_source_locality.c; CURSOR_CACHE_TTL) */
+    struct db_cursor_row *cursors;
+    int ncursors;
+    time_t cursors_loaded_at;
 };
+
+/* Seconds a process uses its cursor cache: a host's own cursor is read
+ * fresh each request; the others only decide whether it should move, and
+ * a join or a move reads them fresh before it writes. */
+#define CURSOR_CACHE_TTL 5
 
 /* Reload app versions if never loaded or older than the TTL.
  * Returns DB_OK or a db status (err text in db_error). */

@@ -509,6 +509,46 @@ static int claim_jobs(struct sched_ctx *ctx, struct request_state *rs)
     return DB_OK;
 }
 
+/*
+ * How many candidates to read.  Reading (and locking) more rows than a
+ * request can take is the largest avoidable cost in the database: 32
+ * rows cost the server about twice what 8 do.  So the count follows what
+ * the request asks for, in jobs of the size this process has been seeing
+ * (ctx->typical_fpops, a moving average), times candidate_factor for the
+ * jobs the EDF check or the app versions turn down; the locality window
+ * gets 4 times that, for the choice of files.  Until a job size is known,
+ * the full count.
+ */
+static int candidate_limit(const struct sched_ctx *ctx, const struct request_state *rs)
+{
+    int full = ctx->cfg.max_jobs_per_reply * ctx->cfg.candidate_factor, limit, i;
+    double need = 0;
+
+    if (ctx->source->after_claim && full < ctx->cfg.locality_window)
+        full = ctx->cfg.locality_window;
+    if (full > 4 * LIM_JOBS_PER_REPLY)
+        full = 4 * LIM_JOBS_PER_REPLY;
+    if (!(ctx->typical_fpops > 0))
+        return full;
+    for (i = 0; i < rs->nrscs; i++) {
+        const struct rsc_state *r = &rs->rscs[i];
+        double secs_per_job, jobs;
+        if (r->req_secs <= 0 && r->req_instances <= 0)
+            continue;
+        secs_per_job = est_wall(ctx->typical_fpops / (r->flops > 0 ? r->flops : 1e9), r->avail);
+        jobs = secs_per_job > 0 ? ceil(r->req_secs / secs_per_job) : full;
+        if (jobs < ceil(r->req_instances))
+            jobs = ceil(r->req_instances);
+        need += jobs;
+    }
+    if (need > ctx->cfg.max_jobs_per_reply)
+        need = ctx->cfg.max_jobs_per_reply;
+    limit = (int)need * ctx->cfg.candidate_factor + 2;
+    if (ctx->source->after_claim && ctx->apps.nactive_locality > 0)
+        limit = (int)need * ctx->cfg.candidate_factor * 4 + 4;
+    return limit < full ? limit : full;
+}
+
 static int send_work(struct sched_ctx *ctx, struct request_state *rs)
 {
     struct db_candidate *cands;
@@ -518,11 +558,7 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         for (j = 0; j < ctx->apps.navs; j++)
             if (av_rsc(rs, &ctx->apps.avs[j]) == i)
                 rs->rscs[i].supported = 1;
-    limit = ctx->cfg.max_jobs_per_reply * ctx->cfg.candidate_factor;
-    if (ctx->source->after_claim && limit < ctx->cfg.locality_window)
-        limit = ctx->cfg.locality_window;   /* the locality source's window */
-    if (limit > 4 * LIM_JOBS_PER_REPLY)
-        limit = 4 * LIM_JOBS_PER_REPLY;
+    limit = candidate_limit(ctx, rs);
     cands = malloc(sizeof *cands * (size_t)limit);
     if (!cands)
         return DB_ERR;
@@ -531,6 +567,11 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         free(cands);
         return r;
     }
+    for (i = 0; i < n; i++)   /* the job size this process sees, for candidate_limit() */
+        if (cands[i].rsc_fpops_est > 0)
+            ctx->typical_fpops = ctx->typical_fpops > 0
+                ? 0.9 * ctx->typical_fpops + 0.1 * cands[i].rsc_fpops_est
+                : cands[i].rsc_fpops_est;
     for (i = 0; i < n && rs->njobs < ctx->cfg.max_jobs_per_reply; i++) {
         const struct db_candidate *c = &cands[i];
         const struct app_version *av;

@@ -116,6 +116,7 @@ struct sched_ctx {
     time_t (*clock)(void);
     unsigned long nrequests;
     time_t db_down_until;          /* after a failure: answer "later" without trying */
+    double typical_fpops;          /* moving average of candidates' rsc_fpops_est */
 };
 
 /*

@@ -114,8 +114,15 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
 
 /* ---- team choice for one batch ---- */
 
+/*
+ * Decide the host's team among the n cursors of one batch and fill lc.
+ * A join or a move writes; with may_write 0 it writes nothing and sets
+ * *needs_fresh instead (the caller reads the cursors fresh and calls
+ * again), so that only fresh figures ever change a team.
+ */
 static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
-                       const struct db_cursor_row *rows, int n, struct loc_choice *lc)
+                       const struct db_cursor_row *rows, int n, struct loc_choice *lc,
+                       int may_write, int *needs_fresh)
 {
     struct cc_cursor cs[256];
     struct cc_host h;
@@ -160,6 +167,10 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     p.move_min_interval = ctx->cfg.move_min_interval;
     cursor_choose(cs, n, &h, &p, &ch);
 
+    if ((ch.action == CC_JOIN || ch.action == CC_MOVE) && !may_write) {
+        *needs_fresh = 1;
+        return DB_OK;
+    }
     lc->action = ch.action;
     lc->cursor_id = 0;
     lc->first_needed_file = 1;
@@ -194,6 +205,28 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
 
 /* ---- the source ---- */
 
+/* Reload the process's cursor cache when it is CURSOR_CACHE_TTL old. */
+static int refresh_cursor_cache(struct sched_ctx *ctx, time_t now)
+{
+    struct app_cache *ac = &ctx->apps;
+    struct cursor_list cl = { 0 };
+    int r;
+
+    if (ac->cursors_loaded_at && now - ac->cursors_loaded_at < CURSOR_CACHE_TTL &&
+        now >= ac->cursors_loaded_at)
+        return DB_OK;
+    r = db_locality_all_cursors(ctx->db, add_cursor, &cl);
+    if (r != DB_OK) {
+        free(cl.rows);
+        return r;
+    }
+    free(ac->cursors);
+    ac->cursors = cl.rows;
+    ac->ncursors = cl.n;
+    ac->cursors_loaded_at = now;
+    return DB_OK;
+}
+
 static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,
                                struct db_candidate *out, int *n)
 {
@@ -207,11 +240,14 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * Without any, every sticky file a host lists belongs to a batch that
      * has ended, and after_claim deletes it with no statement. */
     if (ctx->apps.nactive_locality > 0) {
-        r = db_locality_cursors(ctx->db, rs->hostid, rs->user.id, add_cursor, &cl);
-        for (i = 0; r == DB_OK && i < cl.n;) {
-            int j = i, k;
+        struct app_cache *ac = &ctx->apps;
+        r = refresh_cursor_cache(ctx, rs->now);
+        if (r == DB_OK)
+            r = db_locality_my_cursors(ctx->db, rs->hostid, add_cursor, &cl);
+        for (i = 0; r == DB_OK && i < ac->ncursors;) {
+            int j = i, k, m, needs_fresh = 0;
             struct loc_choice *lc;
-            while (j < cl.n && cl.rows[j].batch_id == cl.rows[i].batch_id)
+            while (j < ac->ncursors && ac->cursors[j].batch_id == ac->cursors[i].batch_id)
                 j++;
             if (rs->nloc == LOC_MAX_BATCHES) {
                 log_warn("[host#%d] more than %d active locality batches", rs->hostid,
@@ -220,10 +256,31 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
             }
             lc = &rs->loc[rs->nloc++];
             memset(lc, 0, sizeof *lc);
-            lc->batch_id = cl.rows[i].batch_id;
+            lc->batch_id = ac->cursors[i].batch_id;
             lc->first_needed_file = 1;
-            if (handler_app_runnable(ctx, rs, cl.rows[i].appid))
-                r = choose_team(ctx, rs, &cl.rows[i], j - i, lc);
+            if (handler_app_runnable(ctx, rs, ac->cursors[i].appid)) {
+                /* the cached cursors, with the host's own read fresh */
+                struct db_cursor_row *rows = malloc(sizeof *rows * (size_t)(j - i));
+                if (!rows) {
+                    r = DB_ERR;
+                    break;
+                }
+                memcpy(rows, &ac->cursors[i], sizeof *rows * (size_t)(j - i));
+                for (k = 0; k < j - i; k++)
+                    for (m = 0; m < cl.n; m++)
+                        if (cl.rows[m].id == rows[k].id)
+                            rows[k] = cl.rows[m];
+                r = choose_team(ctx, rs, rows, j - i, lc, 0, &needs_fresh);
+                free(rows);
+                if (r == DB_OK && needs_fresh) {
+                    struct cursor_list fresh = { 0 };
+                    r = db_locality_cursors(ctx->db, lc->batch_id, rs->hostid, rs->user.id,
+                                            add_cursor, &fresh);
+                    if (r == DB_OK && fresh.n > 0)
+                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, 1, &needs_fresh);
+                    free(fresh.rows);
+                }
+            }
             if (r == DB_OK && lc->cursor_id > 0 && *n < limit) {
                 r = db_candidates_cursor(ctx->db, lc->cursor_id, rs->user.id, limit - *n,
                                          out + *n, &k);
