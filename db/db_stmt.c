@@ -145,7 +145,17 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
     status = DB_OK;
     while (!stop && (r = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
         if (r == 1) {
-            status = db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+            /* An error the server sends while rows stream in (a deadlock
+             * or lock wait timeout, for instance) can be left on the
+             * connection rather than the statement: take it from there,
+             * so that it is classified (and retried) by its real number. */
+            if (mysql_stmt_errno(st))
+                status = db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+            else if (mysql_errno(c->mysql))
+                status = db_fail(c, what, mysql_errno(c->mysql), mysql_error(c->mysql));
+            else
+                status = db_fail(c, what, 2013, "fetch failed with no error number: "
+                                                "treated as a lost connection");
             break;
         }
         if (r == MYSQL_DATA_TRUNCATED) {

@@ -1,0 +1,243 @@
+# inject.sh - the faults of test/faults/run (sourced by it): finding this
+# shellcheck shell=bash
+# sandbox's processes by their pids, killing them with SIGKILL, bringing
+# them back with tools/sandbox, and the probe requests sent while MariaDB
+# is down.  Every fault is logged as one line of $FAULTS:
+#   rel_s unix_s kind pid detail
+# Needs from run: SB, SANDBOX, build, out_dir, FAULTS, T0_MS, PROJECT_DIR,
+# SCHED_URL, src_top.
+
+# tick: NOW_MS = milliseconds since the load started (no subshell).
+tick() { NOW_MS=$(( ${EPOCHREALTIME/./} / 1000 - T0_MS )); }
+
+log_fault() {  # log_fault KIND PID DETAIL...: the DETAIL words joined by spaces
+    local kind=$1 pid=$2
+    shift 2
+    tick
+    printf '%d.%03d\t%s\t%s\t%s\t%s\n' $((NOW_MS / 1000)) $((NOW_MS % 1000)) \
+        "${EPOCHSECONDS}" "$kind" "$pid" "$*" >>"$FAULTS"
+}
+
+# proc_cmd PID: the command line, arguments separated by spaces.
+proc_cmd() { { tr '\0' ' ' <"/proc/$1/cmdline"; } 2>/dev/null; }
+
+# alive PID: the process exists and is not a zombie.
+alive() {
+    local st
+    st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    st=${st##*) }
+    [ "${st:0:1}" != Z ]
+}
+
+# pid_of FILE MARKER: the pid in FILE if that process is alive and its
+# command line contains MARKER.
+pid_of() {
+    local pid
+    pid=$(tr -dc '0-9' <"$1" 2>/dev/null) || return 1
+    [ -n "$pid" ] && alive "$pid" || return 1
+    case " $(proc_cmd "$pid") " in *"$2"*) echo "$pid" ;; *) return 1 ;; esac
+}
+apache_pid() { pid_of "$SB/apache/httpd.pid" "$SB/apache/httpd.conf"; }
+mariadb_pid() { pid_of "$SB/mysql/mysqld.pid" "--pid-file=$SB/mysql/mysqld.pid"; }
+daemon_pid() { pid_of "$SB/daemons/$1.pid" "/$1 --config $PROJECT_DIR/locsched.conf"; }
+
+# sched_pids: the scheduler FastCGI processes of this sandbox: descendants
+# of its Apache whose program is PROJECT_DIR/cgi-bin/scheduler.
+sched_pids() {
+    local ap
+    ap=$(apache_pid) || return 0
+    ps -eo pid=,ppid=,args= 2>/dev/null | awk -v ap="$ap" -v prog="$PROJECT_DIR/cgi-bin/scheduler" '
+        { parent[$1] = $2; if ($3 == prog) cand[$1] = 1 }
+        END {
+            for (p in cand) {
+                q = parent[p]
+                for (d = 0; d < 6 && q > 1; d++) {
+                    if (q == ap) { print p; break }
+                    q = parent[q]
+                }
+            }
+        }'
+}
+
+# syscall_of PID: the number of the system call PID is blocked in, or
+# "running" (from /proc/PID/syscall; needs root or the same user).
+syscall_of() {
+    local s
+    read -r s _ <"/proc/$1/syscall" 2>/dev/null || { echo gone; return 0; }
+    echo "$s"
+}
+# syscall_name NUMBER: a readable name for the x86-64 numbers seen here.
+syscall_name() {
+    case $1 in
+        0) echo read ;; 1) echo write ;; 7) echo poll ;; 23) echo select ;; 35) echo nanosleep ;;
+        43) echo accept ;; 44) echo sendto ;; 45) echo recvfrom ;; 46) echo sendmsg ;;
+        47) echo recvmsg ;; 202) echo futex ;; 230) echo clock_nanosleep ;; 232) echo epoll_wait ;;
+        270) echo pselect6 ;; 271) echo ppoll ;; 288) echo accept4 ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# stop_pid PID NAME: SIGTERM, up to 10 s, then SIGKILL (a process we started).
+stop_pid() {
+    local i
+    alive "$1" || return 0
+    kill -TERM "$1" 2>/dev/null
+    for ((i = 0; i < 100; i++)); do
+        alive "$1" || return 0
+        sleep 0.1
+    done
+    echo "$prog: $2 (pid $1) did not stop: SIGKILL" >&2
+    kill -KILL "$1" 2>/dev/null
+}
+
+# fresh_sandbox DIR: stop and remove the sandbox in DIR (refuses a folder
+# that is neither empty nor a sandbox).
+fresh_sandbox() {
+    local d=$1 sock
+    [ -e "$d" ] || return 0
+    if [ -f "$d/state.env" ]; then
+        "$SANDBOX" --dir "$d" stop </dev/null >/dev/null 2>&1 || return 1
+        sock=$(sed -n "s/^SOCK_DIR='\(.*\)'$/\1/p" "$d/state.env" 2>/dev/null)
+        case $sock in */locsched-sb.*) rm -rf "$sock" ;; esac
+        rm -rf "$d"
+    elif [ -d "$d" ] && [ -z "$(ls -A "$d")" ]; then
+        rmdir "$d"
+    else
+        echo "$prog: $d exists and is not a sandbox: not removing it" >&2
+        return 1
+    fi
+}
+
+# kill_scheduler: SIGKILL a random scheduler process; the detail says how
+# many there were and whether the victim was serving a request (not
+# blocked in accept(), where an idle FastCGI process waits).
+kill_scheduler() {
+    local -a pids
+    local victim sc state
+    mapfile -t pids < <(sched_pids)
+    if [ "${#pids[@]}" = 0 ]; then
+        log_fault scheduler_none - "no scheduler process to kill"
+        return 0
+    fi
+    victim=${pids[RANDOM % ${#pids[@]}]}
+    sc=$(syscall_of "$victim")
+    case $sc in 43|288) state=idle ;; gone) state=gone ;; *) state=busy ;; esac
+    kill -KILL "$victim" 2>/dev/null || state=gone
+    log_fault scheduler "$victim" "processes=${#pids[@]} state=$state syscall=$(syscall_name "$sc")"
+}
+
+# probe: one scheduler request of our own while MariaDB is down (a host
+# that reports and asks for nothing); one line in probes.tsv: rel_s,
+# HTTP status, curl status, class.  A reply is "retry" when a BOINC client
+# retries it: no HTTP reply, HTTP 5xx, or a well-formed scheduler reply
+# with a request_delay.
+probe_i=0
+probe() {
+    local f=$out_dir/probe-$probe_i.xml code rc=0 cls
+    probe_i=$((probe_i + 1))
+    code=$(curl -sS -o "$f" -w '%{http_code}' --max-time 20 \
+        -A 'BOINC client (x86_64-pc-linux-gnu 7.20.5)' \
+        -H 'Content-Type: application/x-www-form-urlencoded' \
+        --data-binary @"$out_dir/probe-body.xml" "$SCHED_URL" 2>/dev/null) || rc=$?
+    cls=$(classify_reply "$rc" "$code" "$f")
+    tick
+    printf '%d.%03d\t%s\t%s\t%s\n' $((NOW_MS / 1000)) $((NOW_MS % 1000)) "$code" "$rc" "$cls" \
+        >>"$out_dir/probes.tsv"
+}
+# classify_reply CURL_STATUS HTTP_CODE FILE: retry-transport, retry-5xx,
+# retry-delay (a reply with request_delay), or bad-... (what a client
+# would not simply retry).
+classify_reply() {
+    if [ "$1" != 0 ]; then echo retry-transport; return; fi
+    case $2 in 5??) echo retry-5xx; return ;; 200) ;; *) echo "bad-http-$2"; return ;; esac
+    if command -v xmllint >/dev/null 2>&1; then
+        xmllint --noout --nonet "$3" 2>/dev/null || { echo bad-malformed; return; }
+    fi
+    grep -q '^<scheduler_reply>' "$3" && grep -q '</scheduler_reply>' "$3" ||
+        { echo bad-not-a-reply; return; }
+    grep -q '<request_delay>[0-9]' "$3" || { echo bad-no-request-delay; return; }
+    echo retry-delay
+}
+make_probe_body() {
+    local auth
+    auth=$(head -n 1 "$out_dir/auth")
+    sed "s|<authenticator>[^<]*</authenticator>|<authenticator>$auth</authenticator>|" \
+        "$src_top/test/recorded/07-no-new-tasks-report-only.xml" >"$out_dir/probe-body.xml"
+}
+
+# kill_mariadb: SIGKILL mariadbd, probe the scheduler while it is down,
+# bring it back with "tools/sandbox start" (which must restart only what
+# is down), and check that Apache and the daemons lived through it.
+kill_mariadb() {
+    local mp ap newp newap rc=0 name before="" after="" t_kill
+    mp=$(mariadb_pid) || { log_fault mariadb_missing - "no mariadbd to kill"; return 0; }
+    ap=$(apache_pid)
+    for name in work_generator transitioner locality_daemon; do
+        before="$before $name=$(daemon_pid "$name" || echo none)"
+    done
+    make_probe_body
+    kill -KILL "$mp"
+    t_kill=$EPOCHREALTIME
+    log_fault mariadb "$mp" "SIGKILL"
+    while alive "$mp"; do sleep 0.02; done
+    probe
+    "$SANDBOX" --dir "$SB" --build "$build" start </dev/null >"$out_dir/restart.log" 2>&1 &
+    restart_pid=$!
+    while alive "$restart_pid"; do
+        probe
+        sleep 0.3
+    done
+    wait "$restart_pid" || rc=$?
+    restart_pid=""
+    newp=$(mariadb_pid) || newp=none
+    newap=$(apache_pid) || newap=none
+    for name in work_generator transitioner locality_daemon; do
+        after="$after $name=$(daemon_pid "$name" || echo none)"
+    done
+    probe
+    local down
+    down=$(awk -v a="$t_kill" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    log_fault mariadb_up "$newp" "restart_status=$rc down_s=$down apache_before=$ap" \
+        "apache_after=$newap daemons_before=[${before# }] daemons_after=[${after# }]"
+    if [ "$before" != "$after" ]; then
+        # a daemon died with the database: a finding; bring it back
+        log_fault daemon_died_with_db - "before [${before# }] after [${after# }]"
+        "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
+    fi
+}
+
+# kill_daemon_busy NAME: watch the daemon for up to 2 s; when it is inside
+# a pass (two samples 10 ms apart outside its sleep between passes),
+# SIGKILL it and start it again with "tools/sandbox daemons".  Returns 1
+# when it stayed idle (the caller tries again later).
+kill_daemon_busy() {
+    local name=$1 pid sc prev="" i newpid rc=0 cpu last
+    pid=$(daemon_pid "$name") || {
+        log_fault daemon_missing - "$name is not running"
+        "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
+        return 1
+    }
+    for ((i = 0; i < 200; i++)); do
+        sc=$(syscall_of "$pid")
+        case $sc in
+            35|230|gone) prev="" ;;
+            *)
+                if [ -n "$prev" ]; then
+                    cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+                    kill -KILL "$pid"
+                    last=$(tail -n 1 "$PROJECT_DIR/log/$name.log" 2>/dev/null | cut -c1-120)
+                    log_fault "$name" "$pid" "in a pass: syscall=$(syscall_name "$prev")," \
+                        "$(syscall_name "$sc") cpu_ticks=${cpu:-?} last_log=[$last]"
+                    while alive "$pid"; do sleep 0.02; done
+                    "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null \
+                        >>"$out_dir/restart.log" 2>&1 || rc=$?
+                    newpid=$(daemon_pid "$name") || newpid=none
+                    log_fault "${name}_up" "$newpid" "restart_status=$rc"
+                    return 0
+                fi
+                prev=$sc ;;
+        esac
+        sleep 0.01
+    done
+    return 1
+}
