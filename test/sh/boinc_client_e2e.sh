@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run_suite: once (a whole system; the plain build's suite runs it, see test/run_suite)
 # boinc_client_e2e.sh - the real BOINC client (Debian's boinc-client 7.20)
 # end to end against the suite's sandbox: attach, download the signed test
 # application and sticky input files, run jobs, upload outputs, report;

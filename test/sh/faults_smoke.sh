@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run_suite: once (a whole system; the plain build's suite runs it, see test/run_suite)
 # faults_smoke.sh - the short fault-injection run of "make check": the
 # run of test/faults/run (doc/faults.md) shortened to one minute of load
 # with 64 replay hosts, in its own private sandbox (not the suite's):
