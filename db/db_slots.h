@@ -28,6 +28,7 @@ enum db_slot {
     SLOT_HF_DELETE,
     SLOT_LOC_ALL_CURSORS,
     SLOT_LOC_MY_CURSORS,
+    SLOT_SCHED_END,           /* first slot the scheduler leaves free; < SLOT_ADMIN_FIRST */
     /* admin tools */
     SLOT_ADMIN_FIRST = 40,
     /* batch tools (db_batch.c): 60..79 */

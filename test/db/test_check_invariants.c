@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "db_admin.h"
+#include "db_slots.h"
 #include "db_test_util.h"
 #include "tap.h"
 
@@ -44,12 +45,14 @@ static void bail(const char *what, const char *why)
 /* ---------------------------------------------------------------- SQL */
 
 /* A statement slot per distinct statement text of this test, from slots
- * that no statement of the data layer uses in this process: 18..39
- * (between the scheduler's and the admin tools'), 80..99 (the checker's:
- * the checker runs as a program) and 140..158.  Each phase of the test
- * starts on a fresh connection (fresh_connection()), whose cache of
- * prepared statements is empty, so the slots are handed out anew. */
-#define NSLOTS (22 + 20 + 19)
+ * that no statement of the data layer uses in this process:
+ * SLOT_SCHED_END..39 (between the scheduler's and the admin tools'),
+ * 80..99 (the checker's: the checker runs as a program) and 140..158.
+ * Each phase of the test starts on a fresh connection
+ * (fresh_connection()), whose cache of prepared statements is empty, so
+ * the slots are handed out anew. */
+#define LOW_SLOTS (SLOT_ADMIN_FIRST - SLOT_SCHED_END)
+#define NSLOTS (LOW_SLOTS + 20 + 19)
 static const char *slot_texts[NSLOTS];
 static int slot_count;
 
@@ -64,7 +67,8 @@ static int slot_for(const char *sql)
             bail("slot_for", "more statements in one phase than free slots");
         slot_texts[slot_count++] = sql;
     }
-    return i < 22 ? 18 + i : i < 42 ? 80 + (i - 22) : 140 + (i - 42);
+    return i < LOW_SLOTS ? SLOT_SCHED_END + i
+         : i < LOW_SLOTS + 20 ? 80 + (i - LOW_SLOTS) : 140 + (i - LOW_SLOTS - 20);
 }
 
 static void fresh_connection(void)
