@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch_desc.h"
 #include "credit.h"
 #include "crypto_sign.h"
 #include "cursor_plan.h"
@@ -33,12 +34,6 @@ struct bfile {
     char md5[33];
     double nbytes;
     char staged[CONFIG_STR_MAX + 400];
-};
-
-struct bjob {
-    int first, nfiles;
-    double fpops;
-    char cmdline[256];
 };
 
 static void usage(FILE *out)
@@ -68,69 +63,85 @@ static void usage(FILE *out)
             "--replication 1, --min-quorum 1, --max-out-bytes 1000000.\n");
 }
 
-static int fail_at(const char *file, int line, const char *msg)
-{
-    fprintf(stderr, "create_batch: %s:%d: %s\n", file, line, msg);
-    return -1;
-}
-
-static int read_files(const char *path, struct bfile **out, int *n)
+/* The whole text of a list file, malloc'd, its size in *len.  Returns
+ * NULL after printing why. */
+static char *read_text(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "r");
-    char line[2048];
-    int lineno = 0, cap = 0;
+    char *text = NULL, *p;
+    size_t cap = 0, n = 0, got;
 
     if (!f) {
         fprintf(stderr, "create_batch: cannot read %s: %s\n", path, strerror(errno));
-        return -1;
+        return NULL;
     }
+    for (;;) {
+        if (cap - n < 4096) {
+            cap = cap ? cap * 2 : 65536;
+            p = realloc(text, cap);
+            if (!p) {
+                fprintf(stderr, "create_batch: %s: out of memory\n", path);
+                goto fail;
+            }
+            text = p;
+        }
+        got = fread(text + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "create_batch: cannot read %s: %s\n", path, strerror(errno));
+        goto fail;
+    }
+    fclose(f);
+    *len = n;
+    return text;
+fail:
+    fclose(f);
+    free(text);
+    return NULL;
+}
+
+/* The file list at path (batch_desc.h), with the local paths in staged. */
+static int read_files(const char *path, struct bfile **out, int *n)
+{
+    struct batch_desc_reader r;
+    struct batch_file f;
+    struct bfile *b;
+    char err[4400];
+    size_t len;
+    char *text = read_text(path, &len);
+    int cap = 0, k;
+
     *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char name[256], where[1024], md5[64] = "";
-        double nbytes = 0;
-        int k;
-        struct bfile *b;
-        lineno++;
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        k = sscanf(line, "%255s %1023s %lf %63s", name, where, &nbytes, md5);
-        if (k < 2) {
-            fclose(f);
-            return fail_at(path, lineno, "expected 'NAME PATH' or 'NAME URL NBYTES [MD5]'");
-        }
-        if (strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
-                strlen(name) || name[0] == '.') {
-            fclose(f);
-            return fail_at(path, lineno, "file names may use letters, digits, '_', '.', '-'");
-        }
+    if (!text)
+        return -1;
+    batch_desc_reader_init(&r, text, len, path);
+    while ((k = batch_desc_next_file(&r, &f, err, sizeof err)) > 0) {
         if (*n == cap) {
             cap = cap ? cap * 2 : 64;
-            *out = realloc(*out, sizeof **out * (size_t)cap);
-            if (!*out) {
-                fclose(f);
-                return fail_at(path, lineno, "out of memory");
+            b = realloc(*out, sizeof **out * (size_t)cap);
+            if (!b) {
+                snprintf(err, sizeof err, "%s:%d: out of memory", path, r.lineno);
+                k = -1;
+                break;
             }
+            *out = b;
         }
         b = &(*out)[(*n)++];
         memset(b, 0, sizeof *b);
-        snprintf(b->name, sizeof b->name, "%s", name);
-        if (strncmp(where, "http://", 7) == 0 || strncmp(where, "https://", 8) == 0) {
-            if (k < 3 || !(nbytes >= 0) || !isfinite(nbytes)) {
-                fclose(f);
-                return fail_at(path, lineno, "a URL needs its size: 'NAME URL NBYTES [MD5]'");
-            }
-            if (md5[0] && !cs_md5_hex_valid(md5, strlen(md5))) {
-                fclose(f);
-                return fail_at(path, lineno, "md5 must be 32 hex digits");
-            }
-            snprintf(b->url, sizeof b->url, "%s", where);
-            snprintf(b->md5, sizeof b->md5, "%s", md5);
-            b->nbytes = nbytes;
-        } else {
-            snprintf(b->staged, sizeof b->staged, "%s", where);   /* source path for now */
-        }
+        snprintf(b->name, sizeof b->name, "%s", f.name);
+        snprintf(b->url, sizeof b->url, "%s", f.url);
+        snprintf(b->md5, sizeof b->md5, "%s", f.md5);
+        b->nbytes = f.nbytes;
+        snprintf(b->staged, sizeof b->staged, "%s", f.path);   /* source path for now */
     }
-    fclose(f);
+    free(text);
+    if (k < 0) {
+        fprintf(stderr, "create_batch: %s\n", err);
+        return -1;
+    }
     if (*n == 0) {
         fprintf(stderr, "create_batch: %s: no files listed\n", path);
         return -1;
@@ -138,56 +149,22 @@ static int read_files(const char *path, struct bfile **out, int *n)
     return 0;
 }
 
-static int read_jobs(const char *path, double fpops, struct bjob **out, int *n)
+/* The job list at path (batch_desc.h); fpops for jobs that give none. */
+static int read_jobs(const char *path, double fpops, struct batch_job **out, int *n)
 {
-    FILE *f = fopen(path, "r");
-    char line[2048];
-    int lineno = 0, cap = 0;
+    char err[4400];
+    size_t len;
+    char *text = read_text(path, &len);
+    int r;
 
-    if (!f) {
-        fprintf(stderr, "create_batch: cannot read %s: %s\n", path, strerror(errno));
+    if (!text)
+        return -1;
+    r = batch_desc_parse_jobs(text, len, path, fpops, out, n, err, sizeof err);
+    free(text);
+    if (r < 0) {
+        fprintf(stderr, "create_batch: %s\n", err);
         return -1;
     }
-    *n = 0;
-    while (fgets(line, sizeof line, f)) {
-        struct bjob *j;
-        int first, nf, used = 0;
-        double fp = fpops;
-        char *rest;
-        lineno++;
-        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
-            continue;
-        if (sscanf(line, "%d %d%n", &first, &nf, &used) < 2) {
-            fclose(f);
-            return fail_at(path, lineno, "expected 'FIRST_FILE NFILES [FPOPS [COMMAND LINE]]'");
-        }
-        rest = line + used;
-        if (sscanf(rest, "%lf%n", &fp, &used) == 1)
-            rest += used;
-        else
-            fp = fpops;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 256;
-            *out = realloc(*out, sizeof **out * (size_t)cap);
-            if (!*out) {
-                fclose(f);
-                return fail_at(path, lineno, "out of memory");
-            }
-        }
-        j = &(*out)[(*n)++];
-        memset(j, 0, sizeof *j);
-        j->first = first;
-        j->nfiles = nf;
-        j->fpops = fp;
-        rest += strspn(rest, " \t");
-        rest[strcspn(rest, "\r\n")] = '\0';
-        snprintf(j->cmdline, sizeof j->cmdline, "%s", rest);
-        if (!(fp > 0) || !isfinite(fp)) {
-            fclose(f);
-            return fail_at(path, lineno, "FPOPS must be a positive number");
-        }
-    }
-    fclose(f);
     return 0;
 }
 
@@ -218,7 +195,8 @@ static int write_generated(const char *path, double nbytes, int num)
  * range uses, and its credit.  *made gets the count.
  */
 static int make_cursors(struct db_conn *db, const struct config *cfg, int batch_id,
-                        const struct bjob *jobs, int njobs, int ncursors_opt, int now, int *made)
+                        const struct batch_job *jobs, int njobs, int ncursors_opt, int now,
+                        int *made)
 {
     double *fpops = malloc(sizeof *fpops * (size_t)njobs);
     int *first = malloc(sizeof *first * (size_t)njobs);
@@ -277,7 +255,7 @@ int main(int argc, char **argv)
     int locality = 0, ncursors_opt = 0, ncursors = 0;
     int appid, batch_id, now = (int)time(NULL);
     struct bfile *files = NULL;
-    struct bjob *jobs = NULL;
+    struct batch_job *jobs = NULL;
     struct config cfg;
     struct db_conn *db = NULL;
     struct db_batch_new bn;
