@@ -16,6 +16,13 @@
 
 static volatile sig_atomic_t stop_signal;
 
+static time_t system_now(void)
+{
+    return time(NULL);
+}
+
+time_t (*daemon_now)(void) = system_now;
+
 static void on_signal(int sig)
 {
     stop_signal = sig;
@@ -130,6 +137,13 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+long daemon_run_pass(struct daemon *d, daemon_pass_fn pass)
+{
+    d->now = daemon_now();
+    d->passes++;
+    return pass(d);
+}
+
 int daemon_main(int argc, char **argv, const char *name, const char *what,
                 daemon_pass_fn pass, void *state)
 {
@@ -210,7 +224,7 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
             nap(&d, d.sleep_secs > 0 ? d.sleep_secs : 1);
             continue;
         }
-        d.now = time(NULL);
+        d.now = daemon_now();
         d.passes++;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         n = pass(&d);

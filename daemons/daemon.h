@@ -62,4 +62,21 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
 /* True once a signal or the stop file asked the daemon to stop. */
 int daemon_should_stop(struct daemon *d);
 
+/*
+ * The clock the daemons take "now" from (struct daemon.now, set at the
+ * start of every pass).  It is the system clock unless a program that
+ * simulates time (the emulator, test/emu) points it at its own clock.
+ * The stop file's once-a-second check stays on the system clock.
+ */
+extern time_t (*daemon_now)(void);
+
+/*
+ * One pass in-process, for a program that drives the daemons itself (the
+ * emulator): sets d->now from daemon_now(), counts the pass and calls
+ * pass(d).  The caller fills d: name, cfg, an open db, mod_n and mod_i,
+ * and the state the pass needs (daemon_passes.h).  Returns what pass()
+ * returns; nothing is logged here.
+ */
+long daemon_run_pass(struct daemon *d, daemon_pass_fn pass);
+
 #endif /* LOCSCHED_DAEMON_H */

@@ -30,6 +30,7 @@
 
 #include "credit.h"
 #include "daemon.h"
+#include "daemon_passes.h"
 #include "db_daemon.h"
 #include "log.h"
 
@@ -188,7 +189,7 @@ static int list_body(struct db_conn *c, void *arg)
                          l->after, LD_CHUNK, l->ids, &l->n);
 }
 
-static long ld_pass(struct daemon *d)
+long locality_daemon_pass(struct daemon *d)
 {
     struct list_tx *l = d->state;
     struct team_tx t;
@@ -222,9 +223,20 @@ static long ld_pass(struct daemon *d)
     return total;
 }
 
+void *locality_daemon_state_new(void)
+{
+    return calloc(1, sizeof(struct list_tx));
+}
+
+void locality_daemon_state_free(void *state)
+{
+    free(state);
+}
+
+#ifndef DAEMON_NO_MAIN
 int main(int argc, char **argv)
 {
-    struct list_tx *l = calloc(1, sizeof *l);
+    void *l = locality_daemon_state_new();
     int rc;
     if (!l) {
         fprintf(stderr, "locality_daemon: out of memory\n");
@@ -235,7 +247,8 @@ int main(int argc, char **argv)
                      "host_idle_timeout and recomputes each cursor's expavg_credit, nhosts\n"
                      "and max_host_credit (and each member's credit_rate) from the hosts'\n"
                      "current credit rates.",
-                     ld_pass, l);
-    free(l);
+                     locality_daemon_pass, l);
+    locality_daemon_state_free(l);
     return rc;
 }
+#endif

@@ -30,6 +30,7 @@
 
 #include "credit.h"
 #include "daemon.h"
+#include "daemon_passes.h"
 #include "db_admin.h"
 #include "db_daemon.h"
 #include "log.h"
@@ -538,7 +539,7 @@ static void sweep(struct daemon *d, struct tr_state *s)
     flush_touched(d, s);
 }
 
-static long tr_pass(struct daemon *d)
+long transitioner_pass(struct daemon *d)
 {
     struct tr_state *s = d->state;
     long done = 0, failed = 0;
@@ -558,9 +559,25 @@ static long tr_pass(struct daemon *d)
     return done + s->changes;
 }
 
+void *transitioner_state_new(void)
+{
+    return calloc(1, sizeof(struct tr_state));
+}
+
+void transitioner_state_free(void *state)
+{
+    struct tr_state *s = state;
+    if (!s)
+        return;
+    free(s->cursors.v);
+    free(s->batches.v);
+    free(s);
+}
+
+#ifndef DAEMON_NO_MAIN
 int main(int argc, char **argv)
 {
-    struct tr_state *s = calloc(1, sizeof *s);
+    void *s = transitioner_state_new();
     int rc;
     if (!s) {
         fprintf(stderr, "transitioner: out of memory\n");
@@ -570,9 +587,8 @@ int main(int argc, char **argv)
                      "The locsched transitioner: times out results past their deadline,\n"
                      "decides workunits (canonical result and credit, errors, new results),\n"
                      "advances cursors and completes batches.",
-                     tr_pass, s);
-    free(s->cursors.v);
-    free(s->batches.v);
-    free(s);
+                     transitioner_pass, s);
+    transitioner_state_free(s);
     return rc;
 }
+#endif

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "daemon_passes.h"
 #include "db_admin.h"
 #include "db_daemon.h"
 #include "log.h"
@@ -240,7 +241,7 @@ static long generate(struct daemon *d, const struct db_wg_cursor *cur, struct db
     return t.to - t.from;
 }
 
-static long wg_pass(struct daemon *d)
+long work_generator_pass(struct daemon *d)
 {
     struct cursor_list l = { NULL, 0, 0 };
     struct list_tx lt = { d, &l };
@@ -275,11 +276,13 @@ static long wg_pass(struct daemon *d)
     return total;
 }
 
+#ifndef DAEMON_NO_MAIN
 int main(int argc, char **argv)
 {
     return daemon_main(argc, argv, "work_generator",
                        "The locsched work generator: keeps work_cushion unsent jobs in each\n"
                        "cursor of the locality batches in progress, creating workunits and\n"
                        "their results from the batch's job description.",
-                       wg_pass, NULL);
+                       work_generator_pass, NULL);
 }
+#endif

@@ -1,0 +1,109 @@
+/*
+ * emu_metrics.c - idleness, waste, share violation, monotony
+ * (emu_metrics.h).
+ */
+#include "emu_metrics.h"
+
+#include <math.h>
+#include <string.h>
+
+static double clamp01(double x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+double emu_share_violation(const double *used, const double *share, int n)
+{
+    double total = 0, shares = 0, sum = 0, min_s = 1;
+    int p;
+    if (n < 2)
+        return 0;
+    for (p = 0; p < n; p++) {
+        total += used[p];
+        shares += share[p];
+    }
+    if (total <= 0 || shares <= 0)
+        return 0;
+    for (p = 0; p < n; p++) {
+        double s = share[p] / shares;
+        sum += fabs(used[p] - total * s);
+        if (s < min_s)
+            min_s = s;
+    }
+    if (min_s >= 1)
+        return 0;
+    return clamp01(sum / total / (2 * (1 - min_s)));
+}
+
+double emu_monotony(const double *idle_sumsq, int n, double on_time, double sched_period)
+{
+    double sum = 0, x;
+    int p;
+    if (n < 1 || on_time <= 0 || sched_period <= 0)
+        return 0;
+    for (p = 0; p < n; p++)
+        sum += sqrt(idle_sumsq[p] / on_time);
+    x = sum / n / (sched_period * n);
+    return clamp01(x / (1 + x));
+}
+
+void emu_metrics_init(struct emu_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+}
+
+void emu_metrics_add(struct emu_metrics *m, const struct emu_client *c)
+{
+    double used[EMU_MAX_PROJ], share[EMU_MAX_PROJ], sumsq[EMU_MAX_PROJ];
+    int p;
+
+    m->avail_flops += c->avail_flops;
+    m->idle_flops += c->idle_flops;
+    m->gpu_avail_flops += c->gpu_avail_flops;
+    m->gpu_idle_flops += c->gpu_idle_flops;
+    m->wasted_flops += c->wasted_flops;
+    m->used_flops += c->used_flops;
+    m->jobs_finished += c->jobs_finished;
+    m->jobs_late += c->jobs_late;
+    if (c->nproj < 2 || c->on_time <= 0)
+        return;
+    for (p = 0; p < c->nproj; p++) {
+        used[p] = c->proj[p].used_flops;
+        share[p] = c->proj[p].share;
+        sumsq[p] = c->proj[p].idle_sumsq;
+    }
+    m->sv_sum += emu_share_violation(used, share, c->nproj);
+    m->mono_sum += emu_monotony(sumsq, c->nproj, c->on_time, c->par.sched_period);
+    m->nmulti++;
+}
+
+double emu_idleness(const struct emu_metrics *m)
+{
+    return m->avail_flops > 0 ? clamp01(m->idle_flops / m->avail_flops) : 0;
+}
+
+double emu_cpu_idleness(const struct emu_metrics *m)
+{
+    double a = m->avail_flops - m->gpu_avail_flops;
+    return a > 0 ? clamp01((m->idle_flops - m->gpu_idle_flops) / a) : 0;
+}
+
+double emu_gpu_idleness(const struct emu_metrics *m)
+{
+    return m->gpu_avail_flops > 0 ? clamp01(m->gpu_idle_flops / m->gpu_avail_flops) : 0;
+}
+
+double emu_waste(const struct emu_metrics *m)
+{
+    return m->avail_flops > 0 ? clamp01(m->wasted_flops / m->avail_flops) : 0;
+}
+
+double emu_mean_share_violation(const struct emu_metrics *m)
+{
+    return m->nmulti ? m->sv_sum / m->nmulti : 0;
+}
+
+double emu_mean_monotony(const struct emu_metrics *m)
+{
+    return m->nmulti ? m->mono_sum / m->nmulti : 0;
+}

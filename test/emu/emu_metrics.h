@@ -1,0 +1,52 @@
+/*
+ * emu_metrics.h - the paper's four metrics (seed 003, section 4), over a
+ * host population.  Pure.
+ *
+ * Over all hosts, in flops (an instance's speed times the seconds it is
+ * on; off time does not count):
+ *   idleness        = flops left idle / flops available;
+ *   waste           = flops of jobs that missed their deadline (or were
+ *                     abandoned) / flops available.
+ * Per host, then averaged over the hosts attached to more than one
+ * project (0 when there are none):
+ *   share violation = sum over projects of |used_p - U * s_p| / U, U the
+ *                     flops used, s_p the share fraction, divided by its
+ *                     largest possible value 2 * (1 - min s_p) so that
+ *                     0 is best and 1 worst;
+ *   monotony        = X / (1 + X), X = mean over projects of the RMS of
+ *                     "time since the project last ran" over time on,
+ *                     divided by (scheduling period * projects): 0 when
+ *                     every project runs all the time, towards 1 when a
+ *                     project waits long; X = 1 is round-robin on one CPU.
+ * Each is in [0, 1].
+ */
+#ifndef LOCSCHED_EMU_METRICS_H
+#define LOCSCHED_EMU_METRICS_H
+
+#include "emu_client.h"
+
+double emu_share_violation(const double *used, const double *share, int n);
+double emu_monotony(const double *idle_sumsq, int n, double on_time, double sched_period);
+
+struct emu_metrics {
+    double avail_flops, idle_flops, wasted_flops, used_flops;
+    double gpu_avail_flops, gpu_idle_flops;
+    double sv_sum, mono_sum;
+    int nmulti;                    /* hosts with more than one project */
+    long jobs_finished, jobs_late;
+};
+
+void emu_metrics_init(struct emu_metrics *m);
+
+/* Add one host's figures (when it leaves, or at the end of the run). */
+void emu_metrics_add(struct emu_metrics *m, const struct emu_client *c);
+
+double emu_idleness(const struct emu_metrics *m);
+/* Idleness of the CPUs alone and of the GPUs alone. */
+double emu_cpu_idleness(const struct emu_metrics *m);
+double emu_gpu_idleness(const struct emu_metrics *m);
+double emu_waste(const struct emu_metrics *m);
+double emu_mean_share_violation(const struct emu_metrics *m);
+double emu_mean_monotony(const struct emu_metrics *m);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * test_emu_logic.c - unit tests of the emulator's pure parts: the
+ * round-robin simulation, the metrics, the random distributions, the
+ * availability process, and one client computing, reporting and backing
+ * off.  No servers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emu_client.h"
+#include "emu_host.h"
+#include "emu_metrics.h"
+#include "emu_rng.h"
+#include "emu_rrsim.h"
+#include "emu_stub.h"
+#include "tap.h"
+
+static void test_rrsim(void)
+{
+    struct emu_rr_in in;
+    struct emu_rr_out out;
+    struct emu_rr_job j[3];
+
+    /* one instance, one project: jobs run one after the other */
+    memset(&in, 0, sizeof in);
+    in.ninstances = 1;
+    in.avail = 1;
+    in.nproj = 1;
+    in.share[0] = 1;
+    in.window = 1000;
+    memset(j, 0, sizeof j);
+    j[0].remaining = 100;
+    j[0].deadline = 150;
+    j[1].remaining = 200;
+    j[1].deadline = 250;
+    TAP_EQ_INT(emu_rrsim(&in, j, 2, &out), 0, "rrsim runs");
+    TAP_EQ_DBL(j[0].finish, 100, 1e-6, "first job by deadline finishes at 100");
+    TAP_EQ_DBL(j[1].finish, 300, 1e-6, "second finishes at 300");
+    TAP_CHECK(!j[0].misses && j[1].misses, "only the second misses its deadline");
+    TAP_EQ_INT(out.nmiss, 1, "one miss counted");
+    TAP_EQ_DBL(out.saturated, 300, 1e-6, "busy until 300");
+    TAP_EQ_DBL(out.shortfall, 700, 1e-6, "idle 700 s of the 1000 s window");
+    TAP_EQ_INT(out.nidle, 0, "no idle instance now");
+
+    /* two instances, two projects of shares 3:1, availability 0.5 */
+    in.ninstances = 2;
+    in.avail = 0.5;
+    in.nproj = 2;
+    in.share[0] = 3;
+    in.share[1] = 1;
+    in.window = 100;
+    memset(j, 0, sizeof j);
+    j[0].proj = 0;
+    j[0].remaining = 150;
+    j[0].deadline = 1e9;
+    j[1].proj = 1;
+    j[1].remaining = 50;
+    j[1].deadline = 1e9;
+    TAP_EQ_INT(emu_rrsim(&in, j, 2, &out), 0, "rrsim runs with two projects");
+    /* project 0 is capped at one instance (one job), project 1 gets the other */
+    TAP_EQ_DBL(j[0].finish, 300, 1e-6, "capped project: 150 s at half speed");
+    TAP_EQ_DBL(j[1].finish, 100, 1e-6, "other project: 50 s at half speed");
+    TAP_EQ_DBL(out.shortfall, 0, 1e-6, "no shortfall within 100 s");
+    TAP_EQ_DBL(out.saturated, 100, 1e-6, "an instance goes idle at 100");
+
+    /* nothing queued: everything idle */
+    TAP_EQ_INT(emu_rrsim(&in, j, 0, &out), 0, "rrsim with no jobs");
+    TAP_EQ_INT(out.nidle, 2, "both instances idle");
+    TAP_EQ_DBL(out.shortfall, 2 * 0.5 * 100, 1e-6, "shortfall is the whole window");
+}
+
+static void test_metrics(void)
+{
+    double used[2] = { 50, 50 }, share[2] = { 1, 1 }, sq[2] = { 0, 0 };
+    TAP_EQ_DBL(emu_share_violation(used, share, 2), 0, 1e-12, "equal use: no violation");
+    used[1] = 0;
+    TAP_EQ_DBL(emu_share_violation(used, share, 2), 1, 1e-12, "one project only: violation 1");
+    share[0] = 3;
+    used[0] = 75;
+    used[1] = 25;
+    TAP_EQ_DBL(emu_share_violation(used, share, 2), 0, 1e-12, "3:1 use for 3:1 shares");
+    TAP_EQ_DBL(emu_monotony(sq, 2, 1000, 3600), 0, 1e-12, "always running: monotony 0");
+    /* round-robin on one CPU: X = 1 gives 0.5; a project waiting all the time
+     * for an hour: RMS of a ramp to T over T is T / sqrt(3) */
+    sq[0] = sq[1] = 3600.0 * 3600 * 3600 / 3;
+    TAP_CHECK(emu_monotony(sq, 2, 3600, 3600) > 0 && emu_monotony(sq, 2, 3600, 3600) < 1,
+              "waiting projects: monotony in (0, 1)");
+}
+
+static void test_rng(void)
+{
+    struct emu_rng r;
+    double sum = 0, sum2 = 0, e = 0;
+    int i, n = 200000, on = 0;
+    struct emu_avail a;
+
+    emu_rng_seed(&r, 42);
+    for (i = 0; i < n; i++) {
+        double x = emu_lognormal_factor(emu_normal(&r), 2.0);
+        sum += x;
+        sum2 += x * x;
+        e += emu_exponential(&r, 10);
+    }
+    TAP_EQ_DBL(sum / n, 1.0, 0.05, "log-normal factor has mean 1 (%.4f)", sum / n);
+    TAP_EQ_DBL(sqrt(sum2 / n - (sum / n) * (sum / n)), 2.0, 0.4, "and standard deviation 2");
+    TAP_EQ_DBL(e / n, 10, 0.2, "exponential mean 10 (%.3f)", e / n);
+    TAP_EQ_DBL(emu_lognormal_factor(1.5, 0), 1, 0, "sd 0 gives exactly 1");
+    TAP_EQ_DBL(emu_job_fpops(1e12, 2, 0.5, 17, 3), emu_job_fpops(1e12, 2, 0.5, 17, 3), 0,
+               "a job's size depends on its number only");
+    TAP_CHECK(emu_hash("a", 1) != emu_hash("b", 1), "hash separates names");
+
+    emu_avail_init(&a, 0.7, 1000, 0, &r);
+    for (i = 0; i < 1000000; i++) {
+        emu_avail_update(&a, i * 10.0, &r);
+        on += a.on;
+    }
+    TAP_EQ_DBL(on / 1e6, 0.7, 0.02, "availability on 70%% of the time (%.3f)", on / 1e6);
+}
+
+static int ids_next;
+static double bytes_got;
+
+static int file_id(void *ctx, const char *name)
+{
+    (void)ctx;
+    (void)name;
+    return ids_next++;
+}
+
+static void downloaded(void *ctx, int file, double nbytes)
+{
+    (void)ctx;
+    (void)file;
+    bytes_got += nbytes;
+}
+
+static void test_client(void)
+{
+    struct emu_client c;
+    struct emu_client_params par;
+    struct emu_hw hw;
+    struct emu_ask ask;
+    struct emu_answer a;
+    struct emu_new_job nj;
+    struct emu_files_cb cb = { file_id, downloaded, NULL };
+    const char *fname[1] = { "f0" };
+    double nbytes[1] = { 1000 }, share = 1, t;
+    int sticky[1] = { 1 };
+    const char *ack[1];
+
+    memset(&hw, 0, sizeof hw);
+    hw.ncpus = 1;
+    hw.cpu_flops = 1e9;
+    hw.on_frac = 1;
+    memset(&par, 0, sizeof par);
+    par.buf_min = 3600;
+    par.buf_add = 3600;
+    par.sched_period = 3600;
+    par.cs = 2;
+    par.jc = 2;
+    par.poll = 60;
+    TAP_EQ_INT(emu_client_init(&c, &hw, &par, &share, 1, 1, 0), 0, "client set up");
+    TAP_EQ_INT(emu_client_plan(&c, 0, 1, &ask), 1, "an idle client asks for work");
+    TAP_EQ_INT(ask.proj, 0, "from the only project");
+    TAP_EQ_DBL(ask.req_secs[0], 7200, 1e-6, "the whole buffer: 7200 s");
+    TAP_EQ_DBL(ask.req_instances[0], 1, 0, "one idle CPU");
+
+    /* the reply: one job of 100 s estimated that really takes 200 s */
+    memset(&a, 0, sizeof a);
+    memset(&nj, 0, sizeof nj);
+    nj.name = "job_0";
+    nj.est_fpops = 1e11;
+    nj.fpops = 2e11;
+    nj.flops_est = 1e9;
+    nj.deadline = 150;
+    nj.file_names = fname;
+    nj.file_nbytes = nbytes;
+    nj.file_sticky = sticky;
+    nj.nfiles = 1;
+    a.ok = 1;
+    a.jobs = &nj;
+    a.njobs = 1;
+    a.request_delay = 7;
+    TAP_EQ_INT(emu_client_answer(&c, 0, &ask, &a, &cb), 0, "reply taken");
+    TAP_EQ_INT(c.njobs, 1, "one job queued");
+    TAP_EQ_DBL(bytes_got, 1000, 0, "its input file was fetched");
+    TAP_CHECK(emu_client_holds(&c, 0), "and is held sticky");
+    TAP_EQ_DBL(emu_job_time_left(&c, &c.jobs[0]), 100, 1e-9, "estimate: 100 s");
+    for (t = 0; t < 300; t += 60)
+        emu_client_advance(&c, t, 60);
+    TAP_EQ_DBL(c.jobs[0].finished, 200, 1e-6, "it finished at 200 s");
+    TAP_CHECK(c.jobs[0].late, "after its deadline: late");
+    TAP_EQ_DBL(c.wasted_flops, 2e11, 1, "its flops count as waste");
+    TAP_EQ_DBL(c.idle_flops, 100 * 1e9, 1, "the CPU idled the last 100 s");
+    TAP_EQ_DBL(c.proj[0].dcf, 2, 1e-9, "duration correction rose to 2 at once");
+    TAP_CHECK(c.jobs[0].finished > 0 && !emu_client_holds(&c, 1), "nothing else held");
+
+    /* reporting: the request delay is over, so it reports and asks again */
+    TAP_EQ_INT(emu_client_plan(&c, 300, 0, &ask), 1, "the client contacts the project");
+    TAP_EQ_INT(ask.nreport, 1, "to report its job");
+    memset(&a, 0, sizeof a);
+    ack[0] = "job_0";
+    a.ok = 1;
+    a.acks = ack;
+    a.nacks = 1;
+    TAP_EQ_INT(emu_client_answer(&c, 300, &ask, &a, &cb), 0, "ack taken");
+    TAP_EQ_INT(c.njobs, 0, "the acknowledged job is gone");
+    TAP_CHECK(c.proj[0].bo_until[0] >= 300 + 300 && c.proj[0].bo_until[0] <= 300 + 600,
+              "no job for a request: CPU backed off 5 to 10 minutes (%.0f)",
+              c.proj[0].bo_until[0] - 300);
+    TAP_EQ_INT(emu_client_plan(&c, 310, 1, &ask), 0, "backed off: no request");
+
+    /* an RPC failure defers all contact */
+    memset(&a, 0, sizeof a);
+    ask.proj = 0;
+    TAP_EQ_INT(emu_client_answer(&c, 400, &ask, &a, &cb), 0, "failure taken");
+    TAP_CHECK(c.proj[0].min_rpc >= 430 && c.proj[0].min_rpc <= 460, "deferred 30 to 60 s");
+    emu_client_free(&c);
+}
+
+int main(void)
+{
+    test_rrsim();
+    test_metrics();
+    test_rng();
+    test_client();
+    return tap_done();
+}
