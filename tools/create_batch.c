@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -374,6 +375,11 @@ int main(int argc, char **argv)
         jobs = calloc((size_t)njobs, sizeof *jobs);
         if (!jobs)
             goto fail;
+        if ((long long)(njobs - 1) * stride > INT_MAX) {
+            fprintf(stderr, "create_batch: --uniform %s: the last job would start past file "
+                            "number %d\n", uniform, INT_MAX);
+            goto fail;
+        }
         for (i = 0; i < njobs; i++) {
             jobs[i].first = i * stride;
             jobs[i].nfiles = per;
@@ -387,8 +393,8 @@ int main(int argc, char **argv)
     for (i = 0; i < njobs; i++) {
         if (jobs[i].first < 0 || jobs[i].nfiles < 0 ||
             (long long)jobs[i].first + jobs[i].nfiles > nfiles) {
-            fprintf(stderr, "create_batch: job %d uses files %d..%d, but there are %d files\n",
-                    i, jobs[i].first, jobs[i].first + jobs[i].nfiles - 1, nfiles);
+            fprintf(stderr, "create_batch: job %d uses files %d..%lld, but there are %d files\n",
+                    i, jobs[i].first, (long long)jobs[i].first + jobs[i].nfiles - 1, nfiles);
             goto fail;
         }
         if (!jobs[i].cmdline[0])
