@@ -49,6 +49,15 @@ unsigned db_errno(const struct db_conn *c);
 /* Statements executed on this connection so far (for benchmarks). */
 unsigned long db_statement_count(const struct db_conn *c);
 
+/* Transactions that db_transaction ran again on this connection so far. */
+unsigned long db_retry_count(const struct db_conn *c);
+
+/* Whether the last failure was a conflict with another transaction (a
+ * deadlock, a Galera certification failure or brute-force abort, a row
+ * taken meanwhile) rather than a server that failed to answer: the
+ * server is up, and the caller need not back off from it. */
+int db_failed_on_conflict(const struct db_conn *c);
+
 /*
  * Run body(c, arg) in one transaction and commit.  On a deadlock (1213),
  * lock wait timeout (1205) or lost connection (2006, 2013) the transaction

@@ -40,9 +40,19 @@ int db_classify(unsigned errnum)
 int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *msg)
 {
     c->errnum = errnum;
+    c->conflict = errnum == ER_LOCK_DEADLOCK;
     snprintf(c->err, sizeof c->err, "%s: %s (MariaDB error %u)", what ? what : "database",
              msg ? msg : "unknown error", errnum);
     return db_classify(errnum);
+}
+
+int db_fail_conflict(struct db_conn *c, const char *what, const char *msg)
+{
+    c->errnum = 0;
+    c->conflict = 1;
+    snprintf(c->err, sizeof c->err, "%s: %s (a conflict with another transaction)",
+             what ? what : "database", msg ? msg : "rows changed meanwhile");
+    return DB_RETRY;
 }
 
 static void close_stmts(struct db_conn *c)
@@ -151,6 +161,16 @@ unsigned long db_statement_count(const struct db_conn *c)
     return c->nstatements;
 }
 
+unsigned long db_retry_count(const struct db_conn *c)
+{
+    return c->nretries;
+}
+
+int db_failed_on_conflict(const struct db_conn *c)
+{
+    return c->conflict;
+}
+
 int db_commit(struct db_conn *c)
 {
     if (!c->mysql)
@@ -202,8 +222,10 @@ int db_transaction(struct db_conn *c, const char *what, db_tx_body body, void *a
          * hanging for retries * timeout. */
         if (attempt > 0 && monotonic_seconds() - start >= (double)c->p.timeout)
             break;
-        if (attempt > 0)
+        if (attempt > 0) {
             backoff(attempt);
+            c->nretries++;
+        }
         if (!c->mysql && db_connect(c) != DB_OK) {
             r = DB_RETRY;
             continue;
@@ -217,6 +239,7 @@ int db_transaction(struct db_conn *c, const char *what, db_tx_body body, void *a
             snprintf(first_err, sizeof first_err, "%s", c->err);
         {
             unsigned saved = c->errnum;
+            int saved_conflict = c->conflict;
             char saved_err[sizeof c->err];
             memcpy(saved_err, c->err, sizeof saved_err);
             if (db_rollback(c) != DB_OK || saved == CR_SERVER_GONE_ERROR ||
@@ -227,6 +250,7 @@ int db_transaction(struct db_conn *c, const char *what, db_tx_body body, void *a
                 c->mysql = NULL;
             }
             c->errnum = saved;
+            c->conflict = saved_conflict;
             memcpy(c->err, saved_err, sizeof c->err);
         }
         if (r == DB_ABORT)

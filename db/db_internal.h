@@ -14,6 +14,8 @@ struct db_conn {
     char err[768];
     unsigned errnum;
     unsigned long nstatements;
+    unsigned long nretries;   /* transactions run again (db_transaction) */
+    int conflict;             /* the last failure was a conflict with another transaction */
     int in_tx_failed;         /* a retryable error happened inside the transaction */
     /* copies of the parameters, for reconnecting */
     struct db_params p;
@@ -22,6 +24,10 @@ struct db_conn {
 
 /* Record an error "what: message (errno)" and classify it. */
 int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *msg);
+
+/* Record a failure that another transaction caused without a server
+ * error (a row it took between our read and our write): DB_RETRY. */
+int db_fail_conflict(struct db_conn *c, const char *what, const char *msg);
 
 /* Classify a MariaDB error number as DB_RETRY, DB_DUP or DB_ERR. */
 int db_classify(unsigned errnum);

@@ -197,6 +197,15 @@ int db_reported_read(struct db_conn *c, const char *const *names, int n,
     return r;
 }
 
+/*
+ * The workunit's transition_time is always changed (to now, or to now - 1
+ * when it is now already): an UPDATE that changes nothing writes no row,
+ * and on a Galera cluster a report must write the workunit row so that
+ * it conflicts with a transitioner that decided, on another node, from
+ * the results as they were before this report ("nothing to do until the
+ * next report").  Without that write both commit and the workunit is
+ * never looked at again.
+ */
 int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
                      int n, long long *updated)
 {
@@ -210,7 +219,7 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
         "SET r.server_state = 5, r.outcome = j.oc, r.client_state = j.cs, r.exit_status = j.es, "
         "r.cpu_time = j.ct, r.elapsed_time = j.et, r.peak_working_set_size = j.ws, "
         "r.peak_swap_size = j.sw, r.peak_disk_usage = j.dk, r.stderr_out = j.se, "
-        "r.received_time = ?, w.transition_time = ? "
+        "r.received_time = ?, w.transition_time = IF(w.transition_time = ?, ? - 1, ?) "
         "WHERE r.hostid = ? AND (r.server_state = 4 OR (r.server_state = 5 AND r.outcome = 4))";
     struct jbuf b = { 0 };
     long long affected = 0;
@@ -242,11 +251,11 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
     snprintf(what, sizeof what, "mark results of [host#%d] reported", hostid);
     {
         struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(now), DBV_INT(now),
-                                   DBV_INT(hostid) };
-        r = db_exec(c, SLOT_REPORT_UPDATE, sql, params, 4, &affected, what);
+                                   DBV_INT(now), DBV_INT(now), DBV_INT(hostid) };
+        r = db_exec(c, SLOT_REPORT_UPDATE, sql, params, 6, &affected, what);
     }
     free(b.p);
-    /* a multi-table UPDATE counts workunit rows too; count results only */
+    /* a multi-table UPDATE counts the changed rows of both tables */
     *updated = affected;
     return r;
 }
@@ -416,9 +425,13 @@ int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
     }
     free(b.p);
     if (r == DB_OK && affected != n) {
+        /* The candidates were locked, so on one server this cannot
+         * happen; on a multi-primary cluster (Galera) another node's
+         * claim can be applied between our locking read and this
+         * UPDATE.  Retry the request with fresh candidates. */
         char msg[96];
         snprintf(msg, sizeof msg, "only %lld of %d rows changed", affected, n);
-        return db_fail(c, what, 0, msg);
+        return db_fail_conflict(c, what, msg);
     }
     return r;
 }

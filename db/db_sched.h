@@ -113,7 +113,7 @@ struct db_report_update {
  * Mark reported results over (one statement) and flag their workunits
  * for the transitioner.  Only results of hostid that are in progress, or
  * over with outcome NO_REPLY (a late report), change.  *updated gets the
- * number of results changed.
+ * number of rows changed: each such result and its workunit.
  */
 int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
                      int n, long long *updated);

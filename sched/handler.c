@@ -805,7 +805,7 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
     struct request_state *rs;
     struct tx_arg arg;
     char err[512];
-    unsigned long st0;
+    unsigned long st0, rt0 = 0;
     int r, skipped = 0;
 
     memset(stats, 0, sizeof *stats);
@@ -856,8 +856,14 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
     st0 = ctx->db ? db_statement_count(ctx->db) : 0;
     arg.ctx = ctx;
     arg.rs = rs;
+    rt0 = ctx->db ? db_retry_count(ctx->db) : 0;
     r = ctx->db ? db_transaction(ctx->db, "scheduler request", tx_body, &arg) : DB_UNAVAILABLE;
-    ctx->db_down_until = r == DB_UNAVAILABLE ? rs->now + ctx->cfg.db_timeout : 0;
+    /* Giving up on conflicts with other transactions (deadlocks, Galera
+     * certification failures) says the database is busy, not down: the
+     * next request is tried as usual. */
+    ctx->db_down_until = r == DB_UNAVAILABLE && !(ctx->db && db_failed_on_conflict(ctx->db)) ?
+                         rs->now + ctx->cfg.db_timeout : 0;
+    stats->retries = ctx->db ? db_retry_count(ctx->db) - rt0 : 0;
 replied_unavailable:
     stats->statements = ctx->db ? db_statement_count(ctx->db) - st0 : 0;
     stats->status = r;
@@ -886,8 +892,9 @@ replied_unavailable:
         stats->results_reported = rs->nreported;
         stats->results_acked = rs->req.nresults;
         snprintf(stats->outcome, sizeof stats->outcome, "ok");
-        log_info("[host#%d] [user#%d] rpc_seqno %lld: %d reported, %d sent", rs->hostid,
-                 rs->user.id, (long long)rs->req.rpc_seqno, rs->nreported, rs->njobs);
+        log_info("[host#%d] [user#%d] rpc_seqno %lld: %d reported, %d sent, %lu retries",
+                 rs->hostid, rs->user.id, (long long)rs->req.rpc_seqno, rs->nreported, rs->njobs,
+                 stats->retries);
     }
     if (out->oom) {
         buf_reset(out);

@@ -101,6 +101,7 @@ struct sched_stats {
     int results_reported;
     int results_acked;
     unsigned long statements;
+    unsigned long retries;         /* transactions run again (conflicts, lost connection) */
     int status;                    /* 0 ok, else the db or parse status */
     char outcome[32];              /* "ok", "malformed", "auth", "unavailable", ... */
 };
