@@ -59,8 +59,9 @@ static const struct cfg_key config_table[] = {
       "seconds to connect, read or write before giving up" },
     { "db_lock_wait_timeout", CT_INT, OFF(db_lock_wait_timeout), "3", 1, 3600,
       "seconds a statement waits for a row lock" },
-    { "db_retries", CT_INT, OFF(db_retries), "4", 1, 100,
-      "tries of a transaction after a deadlock, lock timeout or lost connection" },
+    { "db_retries", CT_INT, OFF(db_retries), "10", 1, 100,
+      "tries of a transaction after a deadlock, lock timeout or lost connection "
+      "(all within db_timeout)" },
 
     { "sched_policy", CT_POLICY, OFF(sched_policy), "ws2", 0, 0,
       "ws2: EDF feasibility check before sending (default); ws1: fill the request" },
