@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# project_setup.sh - test of the set-up scripts tools/make_project and
+# tools/db_upgrade, as an administrator runs them:
+#   - make_project run again keeps the group and mode of existing files and
+#     folders without --web-group (an upgrade must not lock the web server
+#     out of locsched.conf or the upload key), sets them with --web-group,
+#     and says which;
+#   - a project made without --db-socket or --db-host: db_upgrade and the
+#     scheduler both use the client library's default socket (pointed at
+#     the sandbox's server with MYSQL_UNIX_PORT), and db_upgrade's error
+#     names that default when nothing answers there.
+#
+# Needs the sandbox environment (doc/hacking.md; run_suite exports it):
+#   DB_SOCKET, DB_NAME, DB_USER, DB_PASSWORD   the sandbox's database
+# and top_builddir (the scheduler is taken from there).  Works as root or
+# as an ordinary user.  Prints TAP; exit status 1 if any check failed.
+set -u
+
+for v in DB_SOCKET DB_NAME DB_USER DB_PASSWORD; do
+    if [ -z "${!v:-}" ]; then
+        echo "Bail out! $v must be set (eval \"\$(tools/sandbox env)\")"
+        exit 1
+    fi
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src_top=${top_srcdir:-$(dirname "$(dirname "$here")")}
+build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$src_top}}
+MP=$src_top/tools/make_project
+UP=$src_top/tools/db_upgrade
+SCHED=$build/sched/scheduler
+for p in "$MP" "$UP" "$SCHED"; do
+    [ -x "$p" ] || { echo "Bail out! $p is missing or not built"; exit 1; }
+done
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/project_setup.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+mkdir "$T/nobin"    # --bin-dir: no programs to copy into cgi-bin/
+
+n=0
+failed=0
+# check DESCRIPTION COMMAND...: one TAP line for the command's success.
+check() {
+    local desc=$1
+    shift
+    n=$((n + 1))
+    if "$@"; then
+        echo "ok $n - $desc"
+    else
+        echo "not ok $n - $desc"
+        failed=$((failed + 1))
+        if [ -s "$T/out" ]; then
+            echo "#   last output:"
+            sed 's/^/#   | /' "$T/out"
+        fi
+    fi
+}
+# access PATH: "GROUP MODE" of PATH.
+access() { stat -c '%G %a' "$1"; }
+has_access() {  # has_access PATH WANT
+    local got
+    got=$(access "$1")
+    [ "$got" = "$2" ] || { echo "#   $1: got '$got', want '$2'"; return 1; }
+}
+said() { grep -qF -- "$1" "$T/out" || { echo "#   output lacks: $1"; return 1; }; }
+not_said() { ! grep -qF -- "$1" "$T/out" || { echo "#   output has: $1"; return 1; }; }
+eq_rc() { [ "$1" = "$2" ] || { echo "#   exit status $1, want $2"; return 1; }; }
+mp() { "$MP" "$@" --no-code-sign-key --bin-dir "$T/nobin" >"$T/out" 2>&1; }
+
+# A group other than our own that chgrp may give: as root any, otherwise
+# one we belong to (else our own: the modes are still checked).
+own=$(id -gn)
+group=""
+if [ "$(id -u)" = 0 ]; then
+    for g in www-data nogroup daemon; do
+        if [ "$g" != "$own" ] && getent group "$g" >/dev/null 2>&1; then group=$g; break; fi
+    done
+else
+    for g in $(id -Gn); do
+        if [ "$g" != "$own" ]; then group=$g; break; fi
+    done
+fi
+[ -n "$group" ] || group=$own
+echo "# web group for the test: $group (own group $own)"
+
+# ---- make_project: modes of a new project, then runs again
+P=$T/p
+check "make_project makes a new project" mp "$P"
+check "new locsched.conf is the owner's only" has_access "$P/locsched.conf" "$own 600"
+check "new upload_hmac_key is the owner's only" has_access "$P/keys/upload_hmac_key" "$own 600"
+check "new keys/ is the owner's only" has_access "$P/keys" "$own 700"
+
+check "run again with --web-group" mp "$P" --web-group "$group"
+check "--web-group: locsched.conf readable by the group" has_access "$P/locsched.conf" "$group 640"
+check "--web-group: upload_hmac_key readable by the group" has_access "$P/keys/upload_hmac_key" "$group 640"
+check "--web-group: keys/ open to the group" has_access "$P/keys" "$group 750"
+check "--web-group: upload/ writable by the group" has_access "$P/upload" "$group 2775"
+check "--web-group: log/ writable by the group" has_access "$P/log" "$group 2775"
+if [ "$group" != "$own" ]; then
+    check "--web-group: says what it set on locsched.conf" \
+        said "set group $group, mode 640 on existing $P/locsched.conf (was group $own, mode 600)"
+fi
+
+check "run again without --web-group" mp "$P"
+check "locsched.conf keeps group and mode" has_access "$P/locsched.conf" "$group 640"
+check "upload_hmac_key keeps group and mode" has_access "$P/keys/upload_hmac_key" "$group 640"
+check "keys/ keeps group and mode" has_access "$P/keys" "$group 750"
+check "upload/ keeps group and mode" has_access "$P/upload" "$group 2775"
+check "says it kept locsched.conf's" said "kept group $group, mode 640 of existing $P/locsched.conf"
+check "says it kept upload_hmac_key's" said "kept group $group, mode 640 of existing $P/keys/upload_hmac_key"
+
+# a mode set by hand is neither tightened nor loosened
+chmod 644 "$P/locsched.conf"
+chmod 711 "$P/keys"
+check "run again after modes changed by hand" mp "$P"
+check "hand-set mode of locsched.conf kept" has_access "$P/locsched.conf" "$group 644"
+check "hand-set mode of keys/ kept" has_access "$P/keys" "$group 711"
+
+# a file it makes again gets the new-file mode, the others keep theirs
+rm "$P/keys/upload_hmac_key"
+check "run again with the upload key removed" mp "$P"
+check "remade upload_hmac_key is the owner's only" has_access "$P/keys/upload_hmac_key" "$own 600"
+check "locsched.conf still keeps its mode" has_access "$P/locsched.conf" "$group 644"
+
+# ---- no --db-socket, no --db-host: everyone uses the library's default
+D=$T/d
+mp_nosocket() { LOCSCHED_DB_PASSWORD=$DB_PASSWORD mp "$D" --db-name "$DB_NAME" --db-user "$DB_USER"; }
+check "make_project without --db-socket or --db-host" mp_nosocket
+no_server() { ! grep -Eq '^[[:space:]]*db_(socket|host)[[:space:]]*=' "$D/locsched.conf"; }
+check "its locsched.conf names no server" no_server
+
+MYSQL_UNIX_PORT=$DB_SOCKET "$UP" --config "$D/locsched.conf" --status >"$T/out" 2>&1
+check "db_upgrade --status uses the default socket (MYSQL_UNIX_PORT)" eq_rc $? 0
+check "db_upgrade says it used the default socket" said "on the client library's default socket"
+check "db_upgrade finds the sandbox's schema" said "001-initial.sql"
+MYSQL_UNIX_PORT=$DB_SOCKET "$SCHED" --check-config --config "$D/locsched.conf" >"$T/out" 2>&1
+check "the scheduler reaches the same database" said "database: reachable"
+
+# nothing at the default socket: an error naming it, not "no server given"
+MYSQL_UNIX_PORT=$T/no-such.sock "$UP" --config "$D/locsched.conf" --status >"$T/out" 2>&1
+check "db_upgrade fails when nothing answers at the default socket" eq_rc $? 1
+check "its error names the default socket" \
+    said "cannot connect to database '$DB_NAME' on the client library's default socket"
+check "its error is not \"no server given\"" not_said "no server given"
+
+echo "1..$n"
+[ "$failed" = 0 ]
