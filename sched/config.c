@@ -133,6 +133,17 @@ static int resolve_dir(char *out, size_t outlen, const char *dir, const char *va
     return (n < 0 || (size_t)n >= outlen) ? -1 : 0;
 }
 
+/* Write a range bound into out: whole numbers plainly ("2592000", not
+ * "2.592e+06"), others with %g.  Returns out. */
+static const char *fmt_bound(char *out, size_t outlen, double v)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(out, outlen, "%.0f", v);
+    else
+        snprintf(out, outlen, "%g", v);
+    return out;
+}
+
 /* Store value for key k.  Returns 0, or -1 with a reason in why. */
 static int set_value(struct config *cfg, const struct cfg_key *k, const char *value,
                      const char *dir, char *why, size_t whylen)
@@ -189,7 +200,9 @@ static int set_value(struct config *cfg, const struct cfg_key *k, const char *va
             return -1;
         }
         if (d < k->min || d > k->max) {
-            snprintf(why, whylen, "%s must be between %g and %g", k->name, k->min, k->max);
+            char lo[32], hi[32];
+            snprintf(why, whylen, "%s must be between %s and %s", k->name,
+                     fmt_bound(lo, sizeof lo, k->min), fmt_bound(hi, sizeof hi, k->max));
             return -1;
         }
         *(double *)field = d;
@@ -351,9 +364,10 @@ void config_print_reference(FILE *out)
     fprintf(out, "| name | type | default | range | meaning |\n|---|---|---|---|---|\n");
     for (i = 0; i < NKEYS; i++) {
         const struct cfg_key *k = &config_table[i];
-        char range[64] = "";
+        char range[80] = "", lo[32], hi[32];
         if (k->type == CT_INT || k->type == CT_DBL)
-            snprintf(range, sizeof range, "%g to %g", k->min, k->max);
+            snprintf(range, sizeof range, "%s to %s", fmt_bound(lo, sizeof lo, k->min),
+                     fmt_bound(hi, sizeof hi, k->max));
         fprintf(out, "| %s | %s | %s | %s | %s |\n", k->name, type_names[k->type],
                 k->type == CT_SECRET ? "" : k->def, range, k->help);
     }
