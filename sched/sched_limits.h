@@ -11,7 +11,9 @@
 
 /* Largest scheduler request body we read.  Real 7.20 requests are 6-25 KB;
  * a client reporting 64 results with long stderr can reach a few hundred
- * KB.  mod_fcgid's FcgidMaxRequestLen is set to the same value. */
+ * KB.  mod_fcgid's FcgidMaxRequestLen is set a little higher (2,200,000 in
+ * the example site and the sandbox), so that a body just over this limit
+ * still reaches the scheduler and gets its "request too large" reply. */
 #define LIM_REQUEST_BYTES        (2 * 1024 * 1024)
 
 /* Deepest XML nesting accepted.  The deepest real path is
