@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_daemon.h"
 #include "log.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -130,6 +131,38 @@ static struct db_conn *open_db(const struct config *cfg)
     return db;
 }
 
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* On a Galera cluster each node hands out ids in steps of the number of
+ * nodes, so the rows created through one node share id % step: with
+ * --mod N where N and the step have a common factor, some instances
+ * would get all of them and others none.  Warn once, at start. */
+static void check_mod_against_id_step(const struct daemon *d)
+{
+    int step = 1;
+    if (d->mod_n <= 1)
+        return;
+    if (db_id_step(d->db, &step) != DB_OK) {
+        log_debug("could not read the id step: %s", db_error(d->db));
+        db_rollback(d->db);
+        return;
+    }
+    db_rollback(d->db);
+    if (step > 1 && gcd(d->mod_n, step) > 1)
+        log_error("--mod %d: new ids step by %d here (auto_increment_increment, e.g. a "
+                  "Galera cluster of %d nodes), so rows made through one node share id %% %d "
+                  "and the instances will not share the work evenly; use an N with no "
+                  "common factor with %d", d->mod_n, step, step, step, step);
+}
+
 static double seconds_since(const struct timespec *t0)
 {
     struct timespec t1;
@@ -150,7 +183,7 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
     const char *config_path = NULL;
     struct daemon d;
     FILE *log_stream = NULL;
-    int to_log_dir = 0, rc = 0, i;
+    int to_log_dir = 0, rc = 0, mod_checked = 0, i;
     char err[1024];
 
     memset(&d, 0, sizeof d);
@@ -216,13 +249,19 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
         long n;
         double secs;
 
-        if (!d.db && !(d.db = open_db(&d.cfg))) {
-            if (d.one_pass) {
-                rc = 1;
-                break;
+        if (!d.db) {
+            if (!(d.db = open_db(&d.cfg))) {
+                if (d.one_pass) {
+                    rc = 1;
+                    break;
+                }
+                nap(&d, d.sleep_secs > 0 ? d.sleep_secs : 1);
+                continue;
             }
-            nap(&d, d.sleep_secs > 0 ? d.sleep_secs : 1);
-            continue;
+            if (!mod_checked) {
+                check_mod_against_id_step(&d);
+                mod_checked = 1;
+            }
         }
         d.now = daemon_now();
         d.passes++;

@@ -638,3 +638,12 @@ int db_ld_cursor_team(struct db_conn *c, int cursor_id, double expavg_credit,
     snprintf(what, sizeof what, "store the team of [cursor#%d]", cursor_id);
     return db_exec(c, SLOT_LD_CURSOR_TEAM, sql, p, 5, NULL, what);
 }
+
+int db_id_step(struct db_conn *c, int *step)
+{
+    static const char sql[] = "SELECT @@auto_increment_increment";
+    struct db_val cols[] = { DBV_INT(*step) };
+    *step = 1;
+    return db_query(c, SLOT_DAEMON_ID_STEP, sql, NULL, 0, cols, 1, NULL, NULL, NULL,
+                    "read auto_increment_increment");
+}

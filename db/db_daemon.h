@@ -231,4 +231,10 @@ int db_ld_member_rate(struct db_conn *c, int host_id, int batch_id, int cursor_i
 int db_ld_cursor_team(struct db_conn *c, int cursor_id, double expavg_credit,
                       double max_host_credit, int nhosts, int now);
 
+/* ---------------------------------------------------------- all daemons */
+
+/* The step between new ids on this server (auto_increment_increment: the
+ * number of nodes on a Galera cluster, else usually 1). */
+int db_id_step(struct db_conn *c, int *step);
+
 #endif /* LOCSCHED_DB_DAEMON_H */

@@ -96,6 +96,7 @@ enum db_slot {
     SLOT_LD_MEMBER_REMOVE,
     SLOT_LD_MEMBER_RATE,
     SLOT_LD_CURSOR_TEAM,
+    SLOT_DAEMON_ID_STEP,
     SLOT_DAEMON_END,          /* must stay <= 140 */
     SLOT_LAST = 159
 };
