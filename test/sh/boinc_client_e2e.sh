@@ -33,22 +33,7 @@ NFILES=9
 NCPUS=4
 JOB_SLEEP=2
 
-n=0
-failed=0
-bail() { echo "Bail out! $*"; exit 1; }
-check() {  # check DESCRIPTION COMMAND...
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-    fi
-}
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', want '$2'"; return 1; }; }
-lt() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" -lt "$2" ] || { echo "#   got '$1' and '$2', want the first smaller"; return 1; }; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
 gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e "/proc/$1" ]; }
 elapsed() { echo $(($(date +%s) - t0)); }
 left() { echo $((t0 + BUDGET - $(date +%s))); }

@@ -45,23 +45,8 @@ HOSTS=16          # per front-end
 CONC=4            # requests in flight per front-end
 SECS=20
 
-n=0
-failed=0
-check() {  # check DESCRIPTION COMMAND...
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-    fi
-}
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', want '$2'"; return 1; }; }
-gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }' || { echo "#   got '$1', want more than $2"; return 1; }; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
 jget() { grep -o "\"$2\":[-0-9.e+]*" "$1" | head -n 1 | cut -d: -f2; }
-bail() { echo "Bail out! $*"; echo "1..$n"; exit 1; }
 
 daemon_pids=()
 stop_daemons() {

@@ -45,32 +45,19 @@
 # any check failed.
 set -u
 
-n=0
-failed=0
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
 cases=0
 declare -A group_cases=()
 group=""
 
-bail() { echo "Bail out! $*"; exit 1; }
-# check DESCRIPTION COMMAND...: one TAP line for the command's success.
-check() {
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-        if [ -s "$T/reply" ]; then
-            echo "#   reply (HTTP $HTTP):"
-            head -c 1500 "$T/reply" | sed 's/^/#   | /'
-            echo
-        fi
+# after a failed check: the reply
+tap_on_failure() {
+    if [ -s "$T/reply" ]; then
+        echo "#   reply (HTTP $HTTP):"
+        head -c 1500 "$T/reply" | sed 's/^/#   | /'
+        echo
     fi
 }
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', want '$2'"; return 1; }; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' || { echo "#   got $1, want at most $2"; return 1; }; }
 start_group() { group=$1; echo "# ---- $1"; }
 new_case() { cases=$((cases + 1)); group_cases[$group]=$((${group_cases[$group]:-0} + 1)); CASE=$1; }
 

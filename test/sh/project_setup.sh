@@ -36,22 +36,12 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/project_setup.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 mkdir "$T/nobin"    # --bin-dir: no programs to copy into cgi-bin/
 
-n=0
-failed=0
-# check DESCRIPTION COMMAND...: one TAP line for the command's success.
-check() {
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-        if [ -s "$T/out" ]; then
-            echo "#   last output:"
-            sed 's/^/#   | /' "$T/out"
-        fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
+# after a failed check: the last command's output
+tap_on_failure() {
+    if [ -s "$T/out" ]; then
+        echo "#   last output:"
+        sed 's/^/#   | /' "$T/out"
     fi
 }
 # access PATH: "GROUP MODE" of PATH.

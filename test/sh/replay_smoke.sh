@@ -36,21 +36,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/replay_smoke.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 PFX=rs$$x$(date +%s)
 
-n=0
-failed=0
-check() {  # check DESCRIPTION COMMAND...
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-    fi
-}
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', want '$2'"; return 1; }; }
-gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }' || { echo "#   got '$1', want more than $2"; return 1; }; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
 sql() {
     MYSQL_PWD=$DB_PASSWORD mariadb --no-defaults --socket="$DB_SOCKET" -u "$DB_USER" --batch \
         --skip-column-names "$DB_NAME" -e "$1"

@@ -35,25 +35,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0
-failed=0
-# check DESCRIPTION COMMAND...: one TAP line for the command's success.
-check() {
-    local desc=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then
-        echo "ok $n - $desc"
-    else
-        echo "not ok $n - $desc"
-        failed=$((failed + 1))
-        if [ -s "$T/reply" ]; then
-            echo "#   last reply (HTTP $HTTP):"
-            sed 's/^/#   | /' "$T/reply"
-        fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
+# after a failed check: the last reply
+tap_on_failure() {
+    if [ -s "$T/reply" ]; then
+        echo "#   last reply (HTTP $HTTP):"
+        sed 's/^/#   | /' "$T/reply"
     fi
 }
-eq() { [ "$1" = "$2" ] || { echo "#   got '$1', want '$2'"; return 1; }; }
 
 # sig NAME MAX_NBYTES: the server's signature of an output file.
 sig() {
