@@ -130,14 +130,23 @@ gl_status() {
 }
 
 # ---------------------------------------------------------------- nodes
-# gl_write_conf N NODES: node N's my.cnf for a cluster of NODES nodes.
+# The node settings shipped for administrators; the test cluster runs
+# them, with only the addresses, ports, names and sizes changed below, so
+# that the example cannot drift from what is tested.
+GL_EXAMPLE_CNF=${GL_EXAMPLE_CNF:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../doc/examples" && pwd)/galera-node.cnf}
+
+# gl_write_conf N NODES: node N's my.cnf for a cluster of NODES nodes: the
+# test's own [mysqld] lines (folders, socket, port, loopback), then the
+# example's [galera] section with this node's values.
 gl_write_conf() {
-    local n=$1 nodes=$2 d addr="" i
+    local n=$1 nodes=$2 d addr="" i key
     d=$(gl_node_dir "$n")
+    [ -s "$GL_EXAMPLE_CNF" ] || gl_die "the example node settings $GL_EXAMPLE_CNF are missing"
     for ((i = 1; i <= nodes; i++)); do
         addr="$addr${addr:+,}127.0.0.1:$(gl_port GCOMM "$i")"
     done
-    cat >"$d/my.cnf.new" <<EOF
+    {
+        cat <<EOF
 # my.cnf of Galera node $n of the test cluster in $GL_DIR
 # (written by test/galera at every start: edits are lost)
 [mysqld]
@@ -149,22 +158,28 @@ pid-file=$d/mysqld.pid
 log-error=$d/error.log
 skip-name-resolve
 user=$(gl_run_user)
-# what Galera needs: row events, InnoDB only, interleaved auto-increments
-binlog_format=ROW
-default_storage_engine=InnoDB
-innodb_autoinc_lock_mode=2
 innodb_buffer_pool_size=128M
-wsrep_on=ON
-wsrep_provider=$GL_PROVIDER
-wsrep_cluster_name=$GL_CLUSTER_NAME
-wsrep_cluster_address=gcomm://$addr
-wsrep_node_name=node$n
-wsrep_node_address=127.0.0.1:$(gl_port GCOMM "$n")
-wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gl_port GCOMM "$n");ist.recv_addr=127.0.0.1:$(gl_port IST "$n");gcache.size=64M"
-wsrep_sst_method=rsync
-wsrep_sst_receive_address=127.0.0.1:$(gl_port SST "$n")
-wsrep_slave_threads=2
+
+# doc/examples/galera-node.cnf, with this node's values:
 EOF
+        sed -e '/^#/d' -e '/^$/d' -e '/^bind-address *=/d' \
+            -e "s|^wsrep_provider *=.*|wsrep_provider = $GL_PROVIDER|" \
+            -e "s|^wsrep_cluster_address *=.*|wsrep_cluster_address = gcomm://$addr|" \
+            -e "s|^wsrep_cluster_name *=.*|wsrep_cluster_name = $GL_CLUSTER_NAME|" \
+            -e "s|^wsrep_node_name *=.*|wsrep_node_name = node$n|" \
+            -e "s|^wsrep_node_address *=.*|wsrep_node_address = 127.0.0.1:$(gl_port GCOMM "$n")|" \
+            -e "s|^wsrep_slave_threads *=.*|wsrep_slave_threads = 2|" \
+            -e "s|^wsrep_provider_options *=.*|wsrep_provider_options = \"gmcast.listen_addr=tcp://127.0.0.1:$(gl_port GCOMM "$n");ist.recv_addr=127.0.0.1:$(gl_port IST "$n");gcache.size=64M\"|" \
+            "$GL_EXAMPLE_CNF"
+        echo "wsrep_sst_receive_address = 127.0.0.1:$(gl_port SST "$n")"
+    } >"$d/my.cnf.new"
+    # every setting the test depends on came through, once
+    for key in wsrep_on wsrep_provider wsrep_cluster_address wsrep_cluster_name wsrep_node_name \
+               wsrep_node_address wsrep_provider_options wsrep_sst_method binlog_format \
+               default_storage_engine innodb_autoinc_lock_mode; do
+        [ "$(grep -c "^$key *=" "$d/my.cnf.new")" = 1 ] ||
+            gl_die "$GL_EXAMPLE_CNF: expected one '$key = ...' line"
+    done
     mv -f "$d/my.cnf.new" "$d/my.cnf"
 }
 

@@ -143,7 +143,8 @@ if [ -f "$man_root/man5/locsched.conf.5" ]; then
 fi
 
 # ---- examples and guides
-for f in examples/locsched.conf examples/apache-locsched.conf examples/systemd/locsched-daemons.target \
+for f in examples/locsched.conf examples/apache-locsched.conf examples/galera-node.cnf \
+         examples/systemd/locsched-daemons.target \
          examples/systemd/daemons.env admin-guide.md config-reference.md keys.md locality.md; do
     [ -s "$doc_root/$f" ] || bad "$docdir/$f is not installed"
 done
