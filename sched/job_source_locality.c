@@ -79,6 +79,10 @@ static double file_nbytes(void *vctx, int batch_id, int file_num)
 /*
  * Map the host's sticky files to the active locality batches.  A name
  * that no active locality batch has is marked batch 0 (to be deleted).
+ * So is a file the client failed to download (status < 0): the client
+ * keeps such a file in error and fails every job that uses it, so it must
+ * neither attract jobs that use it nor stay; once deleted, the next job
+ * that needs it downloads it again.
  */
 static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
 {
@@ -97,6 +101,8 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
     for (i = 0; i < req->nsticky_files; i++) {
         struct held_file *hf = &h->f[h->n++];
         hf->req_index = i;
+        if (req->sticky_files[i].status < 0)
+            continue;
         for (k = 0; k < rs->nloc; k++) {
             const struct batch_files *bf =
                 app_cache_batch(&ctx->apps, ctx->db, rs->loc[k].batch_id, rs->now);

@@ -78,6 +78,7 @@ struct sim_host {
     char held[MAX_HELD][64];
     int nheld;
     int cursor;                    /* last seen in batch_host, 0: none */
+    char failed[64];               /* a held file to list as failed (status < 0) */
     long long bytes_down, files_down, deletes;
 };
 
@@ -88,6 +89,8 @@ static int userids[NUSERS];
 static char sim_config[1200];
 static const char *builddir;
 
+/* the failed-download probe: a held file listed with status -161 */
+static int probe_tries, probe_deleted, probe_reused;
 static int sticky_mismatch;        /* input files sticky outside locality, or not in it */
 
 /* every result name sent, to detect a double send */
@@ -296,6 +299,10 @@ static int rpc(struct sim_host *h, int locality, int force)
         want = 0;
     if (!force && nreported == 0 && want < ROUND_SECS)
         return 0;
+    if (want <= 0)
+        h->failed[0] = 0;          /* deletions come only with work requests */
+    if (h->failed[0])
+        probe_tries++;
 
     buf_init(&req);
     buf_init(&reply);
@@ -323,8 +330,9 @@ static int rpc(struct sim_host *h, int locality, int force)
                        h->q[i].name, h->q[i].runtime, h->q[i].runtime);
     if (locality)
         for (i = 0; i < h->nheld; i++)
-            buf_printf(&req, "<file_info><name>%s</name><nbytes>%d</nbytes><status>1</status>"
-                             "</file_info>\n", h->held[i], FILE_BYTES);
+            buf_printf(&req, "<file_info><name>%s</name><nbytes>%d</nbytes><status>%d</status>"
+                             "</file_info>\n", h->held[i], FILE_BYTES,
+                       strcmp(h->held[i], h->failed) == 0 ? -161 : 1);
     buf_puts(&req, "<other_results>\n");
     for (i = 0; i < h->nq; i++)
         if (h->q[i].finish > (double)sim_now)
@@ -387,6 +395,15 @@ static int rpc(struct sim_host *h, int locality, int force)
             break;
         if (held_del(h, name))
             h->deletes++;
+    }
+    if (h->failed[0]) {
+        char tag[128];
+        snprintf(tag, sizeof tag, "<delete_file_info>%s</delete_file_info>", h->failed);
+        if (strstr(reply.p, tag))
+            probe_deleted++;
+        else if (snprintf(tag, sizeof tag, "<name>%s</name>", h->failed) > 0 && strstr(reply.p, tag))
+            probe_reused++;         /* a job sent now uses it: kept, and that is allowed */
+        h->failed[0] = 0;
     }
     /* jobs: each <result> block */
     for (p = reply.p; (p = strstr(p, "<result>\n")) != NULL;) {
@@ -612,6 +629,13 @@ static void work_batch(const char *name, int locality, struct outcome *o)
                 read_cursors(batch);
                 before = host_cursor(h->hostid, batch);
             }
+            /* the probe: from round 10, host 0 lists the last file it got
+             * as failed in its next work request; the reply must tell it
+             * to delete the file (unless a job of that reply uses it: then
+             * again in a later round) */
+            if (locality && order[i] == 0 && round >= 10 && !probe_deleted && probe_tries < 10 &&
+                h->nheld > 0)
+                memcpy(h->failed, h->held[h->nheld - 1], sizeof h->failed);
             rpc(h, locality, 0);
             if (locality) {
                 after = host_cursor(h->hostid, batch);
@@ -649,6 +673,10 @@ static void work_batch(const char *name, int locality, struct outcome *o)
         TAP_EQ_INT(q1(159, "SELECT COUNT(*) FROM locality_cursor WHERE batch_id = ? AND "
                            "first_unfinished_job_num <= last_job_num", batch), 0,
                    "every cursor's first_unfinished_job_num is past its last job");
+        TAP_CHECK(probe_deleted == 1 && probe_deleted + probe_reused == probe_tries,
+                  "a sticky file listed as failed (status -161) got a <delete_file_info> at "
+                  "once, unless a job of the same reply used it (%d tries: %d deleted, %d kept "
+                  "for a job)", probe_tries, probe_deleted, probe_reused);
         /* a last round: every host asks once more and drops what it holds */
         for (i = 0; i < NHOSTS; i++)
             rpc(&hosts[i], locality, 1);
