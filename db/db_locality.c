@@ -50,53 +50,14 @@ static int cursor_row(void *vctx)
     return x->row(x->ctx, &x->r);
 }
 
-int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
-                        int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
-{
-    static const char sql[] =
-        "SELECT c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, "
-        "  c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, "
-        "  c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, "
-        "  COALESCE(bh.cursor_id = c.id, 0), "
-        "  IF(bh.cursor_id = c.id, bh.credit_rate, 0), IF(bh.cursor_id = c.id, bh.assign_time, 0), "
-        "  EXISTS (SELECT 1 FROM batch_host u WHERE u.cursor_id = c.id AND u.userid = ? "
-        "          AND u.host_id <> ?) "
-        "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
-        "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
-        "  AND bj.job_num = c.first_unfinished_job_num "
-        "LEFT JOIN batch_host bh ON bh.host_id = ? AND bh.batch_id = b.id "
-        "WHERE b.state = 1 AND b.locality <> 0 AND (? = 0 OR b.id = ?) "
-        "ORDER BY b.id, c.first_job_num";
-    struct cursor_ctx x;
-    struct db_val params[] = { DBV_INT(userid), DBV_INT(hostid), DBV_INT(hostid),
-                               DBV_INT(batch_id), DBV_INT(batch_id) };
-    char what[64];
-
-    memset(&x, 0, sizeof x);
-    x.row = row;
-    x.ctx = ctx;
-    snprintf(what, sizeof what, "read cursors for [host#%d]", hostid);
-    {
-        struct db_val cols[] = {
-            DBV_INT(x.r.id), DBV_INT(x.r.batch_id), DBV_INT(x.r.appid),
-            DBV_INT(x.r.first_job_num), DBV_INT(x.r.last_job_num),
-            DBV_INT(x.r.first_unfinished_job_num), DBV_INT(x.r.first_unfinished_file),
-            DBV_INT(x.r.last_file_num), DBV_DBL(x.r.remaining_credit),
-            DBV_DBL(x.r.expavg_credit), DBV_DBL(x.r.max_host_credit), DBV_INT(x.r.nhosts),
-            DBV_INT(x.r.mine), DBV_DBL(x.r.my_credit_rate), DBV_INT(x.r.my_assign_time),
-            DBV_INT(x.r.user_in_team),
-        };
-        return db_query(c, SLOT_LOC_CURSORS, sql, params, 5, cols, 16, cursor_row, &x, NULL,
-                        what);
-    }
-}
-
 /* The columns every cursor read returns, host-specific ones last. */
 #define CURSOR_COLUMNS \
     "c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, " \
     "c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, " \
     "c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, "
 
+/* Run a cursor read whose SELECT list is CURSOR_COLUMNS and then mine,
+ * my_credit_rate, my_assign_time, user_in_team. */
 static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_val *params,
                         int nparams, int (*row)(void *ctx, const struct db_cursor_row *r),
                         void *ctx, const char *what)
@@ -113,16 +74,39 @@ static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_
             DBV_INT(x.r.last_file_num), DBV_DBL(x.r.remaining_credit),
             DBV_DBL(x.r.expavg_credit), DBV_DBL(x.r.max_host_credit), DBV_INT(x.r.nhosts),
             DBV_INT(x.r.mine), DBV_DBL(x.r.my_credit_rate), DBV_INT(x.r.my_assign_time),
+            DBV_INT(x.r.user_in_team),
         };
-        return db_query(c, slot, sql, params, nparams, cols, 15, cursor_row, &x, NULL, what);
+        return db_query(c, slot, sql, params, nparams, cols, 16, cursor_row, &x, NULL, what);
     }
+}
+
+int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
+                        int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
+{
+    static const char sql[] =
+        "SELECT " CURSOR_COLUMNS
+        "  COALESCE(bh.cursor_id = c.id, 0), "
+        "  IF(bh.cursor_id = c.id, bh.credit_rate, 0), IF(bh.cursor_id = c.id, bh.assign_time, 0), "
+        "  EXISTS (SELECT 1 FROM batch_host u WHERE u.cursor_id = c.id AND u.userid = ? "
+        "          AND u.host_id <> ?) "
+        "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
+        "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
+        "  AND bj.job_num = c.first_unfinished_job_num "
+        "LEFT JOIN batch_host bh ON bh.host_id = ? AND bh.batch_id = b.id "
+        "WHERE b.id = ? AND b.state = 1 AND b.locality <> 0 "
+        "ORDER BY c.first_job_num";
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(hostid), DBV_INT(hostid),
+                               DBV_INT(batch_id) };
+    char what[80];
+    snprintf(what, sizeof what, "read the cursors of [batch#%d] for [host#%d]", batch_id, hostid);
+    return cursor_query(c, SLOT_LOC_CURSORS, sql, params, 4, row, ctx, what);
 }
 
 int db_locality_all_cursors(struct db_conn *c,
                             int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
     static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "0, 0, 0 "
+        "SELECT " CURSOR_COLUMNS "0, 0, 0, 0 "
         "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
         "  AND bj.job_num = c.first_unfinished_job_num "
@@ -136,7 +120,7 @@ int db_locality_my_cursors(struct db_conn *c, int hostid,
                            int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
     static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time "
+        "SELECT " CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time, 0 "
         "FROM batch_host bh JOIN locality_cursor c ON c.id = bh.cursor_id "
         "JOIN batch b ON b.id = bh.batch_id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "

@@ -35,9 +35,9 @@ struct db_cursor_row {
     int user_in_team;              /* another host of the user is in the team */
 };
 
-/* Every cursor of the active locality batches (of batch_id only, if not
- * 0), in (batch, first job) order, as this host sees them (mine,
- * user_in_team): one statement.  For joining or moving a team. */
+/* The cursors of batch_id (if it is an active locality batch), in
+ * first-job order, as this host sees them (mine, user_in_team): one
+ * statement.  Read fresh before joining or moving a team. */
 int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                         int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 
