@@ -207,7 +207,7 @@ int db_reported_read(struct db_conn *c, const char *const *names, int n,
  * never looked at again.
  */
 int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
-                     int n, long long *updated)
+                     int n)
 {
     static const char sql[] =
         "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
@@ -222,11 +222,9 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
         "r.received_time = ?, w.transition_time = IF(w.transition_time = ?, ? - 1, ?) "
         "WHERE r.hostid = ? AND (r.server_state = 4 OR (r.server_state = 5 AND r.outcome = 4))";
     struct jbuf b = { 0 };
-    long long affected = 0;
     char what[64];
     int i, r;
 
-    *updated = 0;
     if (n <= 0)
         return DB_OK;
     jb_open(&b);
@@ -252,11 +250,9 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
     {
         struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(now), DBV_INT(now),
                                    DBV_INT(now), DBV_INT(now), DBV_INT(hostid) };
-        r = db_exec(c, SLOT_REPORT_UPDATE, sql, params, 6, &affected, what);
+        r = db_exec(c, SLOT_REPORT_UPDATE, sql, params, 6, NULL, what);
     }
     free(b.p);
-    /* a multi-table UPDATE counts the changed rows of both tables */
-    *updated = affected;
     return r;
 }
 

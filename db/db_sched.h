@@ -112,11 +112,10 @@ struct db_report_update {
 /*
  * Mark reported results over (one statement) and flag their workunits
  * for the transitioner.  Only results of hostid that are in progress, or
- * over with outcome NO_REPLY (a late report), change.  *updated gets the
- * number of rows changed: each such result and its workunit.
+ * over with outcome NO_REPLY (a late report), change.
  */
 int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
-                     int n, long long *updated);
+                     int n);
 
 /* Upsert host_app_version corrections (one statement). */
 int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int n);

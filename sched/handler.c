@@ -402,7 +402,6 @@ static int handle_reports(struct sched_ctx *ctx, struct request_state *rs)
     struct report_ctx x;
     const char **names;
     struct db_hav_row dirty[DB_MAX_HAV];
-    long long updated = 0;
     int i, nd = 0, r;
 
     if (req->nresults == 0)
@@ -420,7 +419,7 @@ static int handle_reports(struct sched_ctx *ctx, struct request_state *rs)
         names[i] = req->results[i].name;
     r = db_reported_read(ctx->db, names, req->nresults, report_row, &x);
     if (r == DB_OK)
-        r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates, &updated);
+        r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
     if (r == DB_OK) {
         for (i = 0; i < rs->nhavs; i++)
             if (x.hav_dirty[i])

@@ -105,7 +105,6 @@ static int floor_tx(struct db_conn *c, void *arg)
         const char *names[LIM_REPORTED_RESULTS];
         struct db_report_update u[LIM_REPORTED_RESULTS];
         struct db_hav_row hav;
-        long long updated = 0;
         for (i = 0; i < q->nresults && i < LIM_REPORTED_RESULTS; i++)
             names[i] = q->results[i].name;
         r = db_reported_read(c, names, i, collect_reported, f);
@@ -118,7 +117,7 @@ static int floor_tx(struct db_conn *c, void *arg)
             u[i].client_state = CRS_FILES_UPLOADED;
             u[i].stderr_out = "";
         }
-        r = db_report_update(c, f->hostid, f->now, u, f->nreport, &updated);
+        r = db_report_update(c, f->hostid, f->now, u, f->nreport);
         if (r != DB_OK)
             return r;
         hav.app_version_id = ctx->apps.navs ? ctx->apps.avs[0].row.id : 0;
