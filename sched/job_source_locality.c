@@ -335,9 +335,7 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * (a batch created since the cache was loaded is then still served) */
     if ((ctx->apps.nactive_plain > 0 || ctx->apps.nactive_locality == 0) && *n < limit) {
         int k = 0;
-        int appids[64];
-        int napps = handler_runnable_apps(ctx, rs, appids, 64);
-        r = db_candidates_plain(ctx->db, rs->user.id, appids, napps, limit - *n, out + *n, &k);
+        r = job_source_plain.candidates(ctx, rs, limit - *n, out + *n, &k);
         if (r == DB_OK)
             *n += k;
     }
