@@ -3,6 +3,7 @@
  */
 #include "buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,33 @@ void buf_elem(struct buf *b, const char *indent, const char *tag, const char *te
     buf_printf(b, "<%s>", tag);
     buf_put_xml(b, text);
     buf_printf(b, "</%s>\n", tag);
+}
+
+char *buf_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    struct buf b;
+    char chunk[65536];
+    size_t n;
+    int failed;
+
+    if (!f)
+        return NULL;
+    buf_init(&b);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_put(&b, chunk, n);
+    failed = ferror(f);
+    fclose(f);
+    if (failed || b.oom) {
+        buf_free(&b);
+        errno = failed ? EIO : ENOMEM;
+        return NULL;
+    }
+    if (!b.p && !(b.p = calloc(1, 1))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (len)
+        *len = b.len;
+    return b.p;
 }

@@ -29,4 +29,9 @@ void buf_put_xml(struct buf *b, const char *s);
 /* Append "<tag>escaped text</tag>\n" with the given indent. */
 void buf_elem(struct buf *b, const char *indent, const char *tag, const char *text);
 
+/* Read the whole file at path into a malloc'd buffer, NUL-terminated (the
+ * NUL not counted in *len, which may be NULL).  Returns NULL, errno set,
+ * when the file cannot be opened or read, or memory runs out. */
+char *buf_read_file(const char *path, size_t *len);
+
 #endif

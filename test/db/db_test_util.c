@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "db_admin.h"
 #include "db_sched.h"
 
@@ -22,21 +23,9 @@ static void die(const char *what, const char *why)
 
 char *tu_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    char *p;
-    long n;
-    if (!f)
-        die("cannot open", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
+    char *p = buf_read_file(path, len);
+    if (!p)
         die("cannot read", path);
-    p[n] = '\0';
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
     return p;
 }
 

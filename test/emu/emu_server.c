@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include "buf.h"
 #include "daemon_passes.h"
 #include "db_admin.h"
 #include "db_batch.h"
@@ -50,27 +51,6 @@ static double wall_secs(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *p = NULL;
-    long n;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (p = malloc((size_t)n + 1)) != NULL) {
-        if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-            free(p);
-            p = NULL;
-        } else {
-            p[n] = '\0';
-            *len = (size_t)n;
-        }
-    }
-    fclose(f);
-    return p;
-}
-
 /* The config: the sandbox's, plus the emulator's settings. */
 static int write_config(struct emu_server *s, const char *extra, char *err, size_t errlen)
 {
@@ -82,7 +62,7 @@ static int write_config(struct emu_server *s, const char *extra, char *err, size
     if (!base || !base[0])
         return fail(err, errlen, "LOCSCHED_CONFIG is not set: start a sandbox and eval "
                                  "\"$(tools/sandbox env)\"");
-    text = read_all(base, &len);
+    text = buf_read_file(base, &len);
     if (!text)
         return fail(err, errlen, "%s: cannot read: %s", base, strerror(errno));
     slash = strrchr(base, '/');
@@ -374,7 +354,7 @@ int emu_server_create_batch(struct emu_server *s, const struct emu_batch_spec *b
     unlink(jobs);
     if (r < 0) {
         size_t len = 0;
-        char *text = read_all(log, &len);
+        char *text = buf_read_file(log, &len);
         fail(err, errlen, "%s failed: %.600s", tool, text ? text : "(no output)");
         free(text);
         unlink(log);

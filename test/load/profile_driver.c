@@ -42,22 +42,6 @@ static double wall_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    struct buf b;
-    char chunk[65536];
-    size_t n;
-    if (!f)
-        return NULL;
-    buf_init(&b);
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_put(&b, chunk, n);
-    fclose(f);
-    *len = b.len;
-    return b.oom ? NULL : (b.p ? b.p : calloc(1, 1));
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -125,7 +109,7 @@ int main(int argc, char **argv)
         size_t len = 0;
         char *b;
         snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        b = slurp(path, &len);
+        b = buf_read_file(path, &len);
         if (b && rh_template_init(&tpls[ntpl], names[k], b, len, err, sizeof err) == 0)
             ntpl++;
         free(b);

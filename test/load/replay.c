@@ -301,28 +301,6 @@ static int loopback_url(const char *url, char *err, size_t errlen)
     return -1;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    struct buf b;
-    char chunk[65536];
-    size_t n;
-    if (!f)
-        return NULL;
-    buf_init(&b);
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_put(&b, chunk, n);
-    fclose(f);
-    if (b.oom) {
-        buf_free(&b);
-        return NULL;
-    }
-    *len = b.len;
-    if (!b.p)
-        return calloc(1, 1);
-    return b.p;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -356,7 +334,7 @@ static int load_templates(struct run *r)
         if (!names[i])
             continue;
         snprintf(path, sizeof path, "%s/%s", r->o->requests, names[i]);
-        body = read_all(path, &len);
+        body = buf_read_file(path, &len);
         if (!body) {
             fprintf(stderr, "replay: cannot read %s\n", path);
         } else if (rh_template_init(&r->tpls[r->ntpls], names[i], body, len, err,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "replay_host.h"
 #include "replay_reply.h"
 #include "replay_seen.h"
@@ -18,25 +19,14 @@ static char *read_recorded(const char *name, size_t *len)
 {
     const char *srcdir = getenv("srcdir");
     char path[4096];
-    FILE *f;
     char *p;
-    long n;
 
     snprintf(path, sizeof path, "%s/recorded/%s", srcdir ? srcdir : "test", name);
-    f = fopen(path, "rb");
-    if (!f) {
+    p = buf_read_file(path, len);
+    if (!p) {
         printf("Bail out! cannot read %s (set srcdir to the test folder)\n", path);
         exit(1);
     }
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    p[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
     return p;
 }
 

@@ -20,6 +20,7 @@
  * "test_request_parse --write-expected" rewrites the golden files (then
  * read each one against its XML before committing it).
  */
+#include "buf.h"
 #include "sched_request.h"
 #include "tap.h"
 
@@ -36,37 +37,6 @@ static int write_expected;
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
-
-/* Read a whole file into a malloc'd buffer (NUL added, not counted).
- * Returns NULL if it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (n < cap - 1)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = n;
-    }
-    return buf;
-}
 
 /* Find the corpus folder; returns 0 or -1. */
 static int find_corpus(void)
@@ -218,7 +188,7 @@ static void test_golden(void)
         char path[2048], err[256];
         size_t len = 0, elen = 0;
         snprintf(path, sizeof path, "%s/recorded/%s.xml", corpus, golden[i]);
-        char *body = slurp(path, &len);
+        char *body = buf_read_file(path, &len);
         if (!TAP_CHECK(body != NULL, "%s: read %s", golden[i], path))
             continue;
         int rc = parse(body, len, &greq[i], err, sizeof err);
@@ -235,7 +205,7 @@ static void test_golden(void)
             TAP_CHECK(f && got && fputs(got, f) >= 0 && fclose(f) == 0, "%s: wrote %s",
                       golden[i], path);
         } else {
-            char *want = slurp(path, &elen);
+            char *want = buf_read_file(path, &elen);
             if (TAP_CHECK(want != NULL && got != NULL, "%s: read %s", golden[i], path))
                 check_dump(golden[i], got, want);
             free(want);
@@ -599,7 +569,7 @@ static void test_malformed(void)
         size_t len = 0;
         struct sched_request r;
         snprintf(path, sizeof path, "%s/malformed/%s", corpus, c->file);
-        char *body = slurp(path, &len);
+        char *body = buf_read_file(path, &len);
         if (!TAP_CHECK(body != NULL, "%s: read", c->file))
             continue;
         memset(err, 'x', sizeof err);
@@ -1148,10 +1118,10 @@ static void test_locale(void)
         struct sched_request r;
         snprintf(path, sizeof path, "%s/recorded/05-report-success-and-compute-error.xml",
                  corpus);
-        char *body = slurp(path, &len);
+        char *body = buf_read_file(path, &len);
         snprintf(path, sizeof path, "%s/recorded/expected/05-report-success-and-compute-error.txt",
                  corpus);
-        char *want = slurp(path, &elen);
+        char *want = buf_read_file(path, &elen);
         int rc = body ? parse(body, len, &r, err, sizeof err) : -99;
         TAP_EQ_INT(rc, SRQ_OK, "locale %s: 05 parses", names[i]);
         if (rc == SRQ_OK && want) {
@@ -1177,7 +1147,7 @@ static void bench(const char *name)
     char path[2048], err[256];
     size_t len = 0;
     snprintf(path, sizeof path, "%s/recorded/%s.xml", corpus, name);
-    char *body = slurp(path, &len);
+    char *body = buf_read_file(path, &len);
     if (!body)
         return;
     const char *it = getenv("SRQ_BENCH_ITERS");
