@@ -144,7 +144,7 @@ static int gcd(int a, int b)
 /* On a Galera cluster each node hands out ids in steps of the number of
  * nodes, so the rows created through one node share id % step: with
  * --mod N where N and the step have a common factor, some instances
- * would get all of them and others none.  Warn once, at start. */
+ * would get all of them and others none.  Warn when connecting. */
 static void check_mod_against_id_step(const struct daemon *d)
 {
     int step = 1;
@@ -183,7 +183,7 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
     const char *config_path = NULL;
     struct daemon d;
     FILE *log_stream = NULL;
-    int to_log_dir = 0, rc = 0, mod_checked = 0, i;
+    int to_log_dir = 0, rc = 0, i;
     char err[1024];
 
     memset(&d, 0, sizeof d);
@@ -249,24 +249,18 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
         long n;
         double secs;
 
+        if (!d.db && (d.db = open_db(&d.cfg)) != NULL)
+            check_mod_against_id_step(&d);     /* at each (re)connection */
         if (!d.db) {
-            if (!(d.db = open_db(&d.cfg))) {
-                if (d.one_pass) {
-                    rc = 1;
-                    break;
-                }
-                nap(&d, d.sleep_secs > 0 ? d.sleep_secs : 1);
-                continue;
+            if (d.one_pass) {
+                rc = 1;
+                break;
             }
-            if (!mod_checked) {
-                check_mod_against_id_step(&d);
-                mod_checked = 1;
-            }
+            nap(&d, d.sleep_secs > 0 ? d.sleep_secs : 1);
+            continue;
         }
-        d.now = daemon_now();
-        d.passes++;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        n = pass(&d);
+        n = daemon_run_pass(&d, pass);
         secs = seconds_since(&t0);
         if (n < 0) {
             log_error("pass %lu failed after %.3f s%s", d.passes, secs,
