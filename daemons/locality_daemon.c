@@ -9,7 +9,7 @@
  *     now - host_idle_timeout leave the team (their batch_host row is
  *     deleted, unless the host came back meanwhile);
  *   - each remaining member's batch_host.credit_rate becomes its
- *     host_credit_rate() (sched/credit.h) at now;
+ *     host_credit_rate() (sched/policy/credit.h) at now;
  *   - the cursor's expavg_credit becomes the sum of its members' rates,
  *     max_host_credit the largest, nhosts their number.
  * A rate is only rewritten when it moved by more than LD_TOLERANCE

@@ -3,7 +3,7 @@
  *
  * Runs under the real BOINC client (boinc_init ... boinc_finish).  Reads
  * every input file the scheduler gave the job (open names in_0, in_1, ...
- * as sched/reply.c writes them, resolved with boinc_resolve_filename) and
+ * as sched/scheduler/reply.c writes them, resolved with boinc_resolve_filename) and
  * writes to the output "out" one line per input, "in_K NBYTES MD5", then a
  * line "files N".  The test recomputes these lines from the batch's files
  * to check that the uploaded output belongs to the right job.

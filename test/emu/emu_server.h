@@ -1,6 +1,6 @@
 /*
  * emu_server.h - the real server side of the emulator: the scheduler's
- * request handler in-process (sched/handler.h), the three daemons
+ * request handler in-process (sched/scheduler/handler.h), the three daemons
  * in-process (daemons/daemon_passes.h), both on the emulator's clock, and
  * the database set-up and read-outs around them.
  *

@@ -8,7 +8,7 @@
  * mean 1 and standard deviation size_sd, drawn from the job's number so
  * that runs comparing policies see the same jobs.  It serves CPU jobs
  * only, up to max_jobs per reply, with WS1 (fill the request) or WS2 (the
- * server's own EDF check, sched/edf.h, against the host's jobs of this
+ * server's own EDF check, sched/policy/edf.h, against the host's jobs of this
  * project), like the real scheduler.  It never ends and keeps no state
  * but a counter.  Pure.
  */

@@ -1,6 +1,6 @@
 /*
  * fuzz_config.c - libFuzzer target of the configuration parser
- * (sched/config.h, config_parse: text in memory).
+ * (sched/common/config.h, config_parse: text in memory).
  *
  * Each input is parsed against three folders: none, a short one and one
  * near CONFIG_STR_MAX (so that relative paths can overflow it).  On

@@ -1,6 +1,6 @@
 /*
  * fuzz_sched_request.c - libFuzzer target of the scheduler request parser
- * (sched/sched_request.h): any bytes as a request body.
+ * (sched/wire/sched_request.h): any bytes as a request body.
  *
  * Besides the sanitizers' findings, a broken promise of the header is a
  * finding: on success the request validates, every string is terminated,

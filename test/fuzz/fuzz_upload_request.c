@@ -1,6 +1,6 @@
 /*
  * fuzz_upload_request.c - libFuzzer target of the file upload handler's
- * request parser (sched/upload_request.h).
+ * request parser (sched/wire/upload_request.h).
  *
  * Each input is parsed twice: as a whole body in memory, and as the first
  * UPREQ_PREFIX_MAX bytes of a longer body (the input, padded), as the

@@ -27,7 +27,7 @@ src_top=${top_srcdir:-$(dirname "$(dirname "$here")")}
 build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$src_top}}
 MP=$src_top/tools/make_project
 UP=$src_top/tools/db_upgrade
-SCHED=$build/sched/scheduler
+SCHED=$build/sched/scheduler/scheduler
 for p in "$MP" "$UP" "$SCHED"; do
     [ -x "$p" ] || { echo "Bail out! $p is missing or not built"; exit 1; }
 done

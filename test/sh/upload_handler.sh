@@ -8,7 +8,7 @@
 #   PROJECT_DIR  the project folder: keys/upload_hmac_key, upload/
 # and curl, openssl, md5sum.  Signatures are computed here independently
 # of the C code: HMAC-SHA256 over "name=NAME\nmax_nbytes=M\n" with the
-# project's key (sched/upload_auth.h).
+# project's key (sched/wire/upload_auth.h).
 #
 # Prints TAP; exit status 1 if any check failed.  Every file it uploads
 # has a name starting with a per-run prefix and is removed at the end.

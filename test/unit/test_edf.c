@@ -1,5 +1,5 @@
 /*
- * test_edf.c - unit tests of the EDF feasibility check (sched/edf.c).
+ * test_edf.c - unit tests of the EDF feasibility check (sched/policy/edf.c).
  *
  * A table of small hand-made queues, each with the arithmetic that gives
  * its verdict; then the reply flow (accepted jobs count), independent

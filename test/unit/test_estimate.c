@@ -1,6 +1,6 @@
 /*
  * test_estimate.c - unit tests of the runtime estimates and the JC2
- * correction factor (sched/estimate.c).
+ * correction factor (sched/policy/estimate.c).
  *
  * Table-driven: each row gives the inputs, the expected result and why.
  * Every function is also fed NaN and infinities and must return a finite

@@ -1,6 +1,6 @@
 /*
  * test_request_parse.c - tests of the scheduler-request parser
- * (sched/sched_request.c).
+ * (sched/wire/sched_request.c).
  *
  *  1. Golden tests: each real request body in test/recorded/ (sent by
  *     Debian's boinc-client 7.20.5) and the synthetic NVIDIA request must

@@ -63,7 +63,7 @@
 
 /* Arrays never grow beyond this many elements (2^28: keeps int arithmetic
  * on indexes and capacities far from overflow).  Written as a literal
- * because <limits.h> would find sched/limits.h first with -Isched. */
+ * because <limits.h> could find a header of ours first on the include path. */
 #define EDF_MAX_ELEMS (1 << 28)
 
 /* Is q a queue edf_init() accepted (and not since freed)? */
