@@ -8,7 +8,11 @@
 #   - a project made without --db-socket or --db-host: db_upgrade and the
 #     scheduler both use the client library's default socket (pointed at
 #     the sandbox's server with MYSQL_UNIX_PORT), and db_upgrade's error
-#     names that default when nothing answers there.
+#     names that default when nothing answers there;
+#   - --web-group with a group the running account is not a member of
+#     (the guide's "sudo -u locsched make_project ... --web-group
+#     www-data"): stops before it makes anything, saying to run "adduser
+#     ACCOUNT GROUP"; once a member, the same command works.
 #
 # Needs the sandbox environment (doc/hacking.md; run_suite exports it):
 #   DB_SOCKET, DB_NAME, DB_USER, DB_PASSWORD   the sandbox's database
@@ -131,6 +135,44 @@ check "db_upgrade fails when nothing answers at the default socket" eq_rc $? 1
 check "its error names the default socket" \
     said "cannot connect to database '$DB_NAME' on the client library's default socket"
 check "its error is not \"no server given\"" not_said "no server given"
+
+# ---- --web-group as an account that is not a member of the group
+# As root: run as nobody (no supplementary groups), then as nobody in the
+# group, as sudo does after "adduser nobody GROUP".  Otherwise: a group
+# this account is not in.
+W=$T/w
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+   getent group www-data >/dev/null 2>&1 && getent passwd nobody >/dev/null 2>&1; then
+    chmod 711 "$T" "$T/nobin"
+    mkdir "$W" && chown nobody "$W"
+    as_nobody() {  # as_nobody [EXTRA_GROUP] -- ARGS...
+        local groups=--clear-groups
+        [ -z "$1" ] || groups=--groups=$1
+        shift
+        setpriv --reuid=nobody --regid="$(id -g nobody)" "$groups" \
+            "$MP" "$@" --no-code-sign-key --bin-dir "$T/nobin" >"$T/out" 2>&1
+    }
+    as_nobody "" "$W/p" --web-group www-data
+    check "not a member of www-data: make_project fails" eq_rc $? 1
+    check "it says to run adduser, naming the account and group" said "adduser nobody www-data"
+    check "it made nothing" test ! -e "$W/p"
+    as_nobody "$(getent group www-data | cut -d: -f3)" "$W/p" --web-group www-data
+    check "a member of www-data: the same command works" eq_rc $? 0
+    check "locsched.conf got the group www-data" has_access "$W/p/locsched.conf" "www-data 640"
+    check "upload/ got the group www-data" has_access "$W/p/upload" "www-data 2775"
+else
+    other=""
+    for g in root daemon nogroup adm; do
+        if getent group "$g" >/dev/null 2>&1 && ! id -Gn | tr ' ' '\n' | grep -qxF "$g"; then
+            other=$g; break
+        fi
+    done
+    [ -n "$other" ] || bail "no group found that this account is not a member of"
+    mp "$W/p" --web-group "$other"
+    check "not a member of $other: make_project fails" eq_rc $? 1
+    check "it says to run adduser, naming the account and group" said "adduser $(id -un) $other"
+    check "it made nothing" test ! -e "$W/p"
+fi
 
 echo "1..$n"
 [ "$failed" = 0 ]
