@@ -5,6 +5,8 @@
  *
  * Writes DIR/code_sign_public (BOINC key text, for PROJECT_DIR/keys/) and
  * DIR/code_sign_private.pem (mode 600).  Refuses to overwrite either.
+ * Makes DIR (mode 700) and any missing folders above it, as on a fresh
+ * offline machine.
  *
  * Security assumptions: the private key signs every app file that
  * clients will run, so it belongs on an offline machine; it is created
@@ -36,12 +38,50 @@ static void usage(FILE *out)
             "                             PROJECT_DIR/keys/ (clients get it with their first work)\n"
             "  DIR/" PRIVATE_NAME "  private key (PEM), mode 600\n"
             "N is the key size in bits: %d to %d, default %d.  BOINC clients accept at\n"
-            "most %d bits.  Existing files are never overwritten.\n"
+            "most %d bits.  DIR is made (mode 700) if it does not exist.  Existing files\n"
+            "are never overwritten.\n"
             "\n"
             "Keep the private key on an offline machine, not on the project server: whoever\n"
             "holds it can make every attached computer run their programs.  Sign app files\n"
             "there with sign_file and copy only the signatures to the server.\n",
             CS_MIN_BITS, CS_MAX_BITS, CS_MAX_BITS, CS_MAX_BITS);
+}
+
+/* Make the folder dir and the missing folders above it: the last one with
+ * mode 700 (it will hold the private key), the others 755.  An existing
+ * dir is left as it is.  Returns 0, or -1 with a message printed. */
+static int make_key_folder(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    size_t len = strlen(dir), i;
+
+    if (len >= sizeof path) {
+        fprintf(stderr, "gen_code_sign_key: folder name too long\n");
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    while (len > 1 && path[len - 1] == '/')
+        path[--len] = '\0';
+    for (i = 1; i <= len; i++) {
+        int last = i == len;
+        if (!last && path[i] != '/')
+            continue;
+        if (!last)
+            path[i] = '\0';
+        if (mkdir(path, last ? 0700 : 0755) < 0 && errno != EEXIST) {
+            fprintf(stderr, "gen_code_sign_key: cannot create folder %s: %s\n", path,
+                    strerror(errno));
+            return -1;
+        }
+        if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "gen_code_sign_key: %s is not a folder\n", path);
+            return -1;
+        }
+        if (!last)
+            path[i] = '/';
+    }
+    return 0;
 }
 
 /* Create path exclusively with mode and write data.  Returns 0 or -1. */
@@ -106,10 +146,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "gen_code_sign_key: %s is not a folder\n", dir);
+    if (make_key_folder(dir) < 0)
         return 1;
-    }
     if ((size_t)snprintf(pub_path, sizeof pub_path, "%s/%s", dir, PUBLIC_NAME) >= sizeof pub_path ||
         (size_t)snprintf(priv_path, sizeof priv_path, "%s/%s", dir, PRIVATE_NAME) >=
             sizeof priv_path) {
