@@ -3,7 +3,14 @@
  * download folder, sign them with the code-signing key (or take
  * signatures made offline), and record app, platform, version and files
  * in one transaction.  Staged files are removed if anything fails.
+ *
+ * Every signature is checked before anything is registered: an empty one
+ * (what a failed sign_file leaves behind) is refused, and when the
+ * project's keys/code_sign_public is in place, so is one that does not
+ * verify against it (clients would refuse the file).
  */
+#include <ctype.h>
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +20,73 @@
 
 #include <openssl/evp.h>
 
+#include "buf.h"
 #include "crypto_sign.h"
 #include "db_admin.h"
 #include "tool_common.h"
 
 #define MAX_FILES 16
+
+/* The project's code-signing public key, if keys/code_sign_public exists:
+ * 0 with *out set (NULL when the file is absent), -1 when it is there but
+ * unreadable or malformed (message printed). */
+static int load_project_public_key(const char *key_dir, EVP_PKEY **out)
+{
+    char path[CONFIG_STR_MAX + 64], err[512];
+    size_t len;
+    char *text;
+
+    *out = NULL;
+    snprintf(path, sizeof path, "%s/code_sign_public", key_dir);
+    text = buf_read_file(path, &len);
+    if (!text) {
+        if (errno == ENOENT) {
+            fprintf(stderr, "add_app_version: note: %s is not in place yet: the signatures are "
+                    "not checked against it\n", path);
+            return 0;
+        }
+        fprintf(stderr, "add_app_version: cannot read %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (cs_public_key_parse(text, len, out, err, sizeof err) < 0) {
+        fprintf(stderr, "add_app_version: %s is not a code-signing public key: %s\n", path, err);
+        free(text);
+        return -1;
+    }
+    free(text);
+    return 0;
+}
+
+/* Read the signature file path into sig (cap bytes).  Returns 0, or -1
+ * with a message printed when it is missing, empty or too large. */
+static int read_signature(const char *path, char *sig, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n, i;
+    int more;
+
+    if (!f) {
+        fprintf(stderr, "add_app_version: no signature %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    n = fread(sig, 1, cap - 1, f);
+    more = fgetc(f) != EOF;
+    fclose(f);
+    sig[n] = '\0';
+    if (more) {
+        fprintf(stderr, "add_app_version: signature %s is larger than a signature can be "
+                "(%zu bytes at most): not registered\n", path, cap - 1);
+        return -1;
+    }
+    for (i = 0; i < n && isspace((unsigned char)sig[i]); i++)
+        ;
+    if (i == n) {
+        fprintf(stderr, "add_app_version: signature %s is empty (did sign_file fail?): "
+                "not registered\n", path);
+        return -1;
+    }
+    return 0;
+}
 
 static void usage(FILE *out)
 {
@@ -30,7 +99,9 @@ static void usage(FILE *out)
             "The first --file is the main program.  Files are copied into the download\n"
             "folder under their own names.  Each needs a BOINC code signature: made here\n"
             "with --key (a sandbox or test project), or read from DIR/NAME.sig, made on\n"
-            "the offline machine that holds the private key (see doc/keys.md).\n"
+            "the offline machine that holds the private key (see doc/keys.md).  An empty\n"
+            "signature, or one that does not verify against the project's\n"
+            "keys/code_sign_public (when it is in place), is refused.\n"
             "Defaults: platform x86_64-pc-linux-gnu, avg_ncpus 1, no coprocessor.\n");
 }
 
@@ -46,7 +117,7 @@ int main(int argc, char **argv)
     int version = -1, nfiles = 0, nstaged = 0, i, r, appid, platid, avid;
     struct config cfg;
     struct db_conn *db = NULL;
-    EVP_PKEY *pkey = NULL;
+    EVP_PKEY *pkey = NULL, *pubkey = NULL;
     struct db_app_version_new v;
     int now = (int)time(NULL);
 
@@ -129,6 +200,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "add_app_version: %s\n", err);
         goto fail;
     }
+    if (load_project_public_key(cfg.key_dir, &pubkey) < 0)
+        goto fail;
     for (i = 0; i < nfiles; i++) {
         char *copy = strdup(files[i]);
         const char *base = copy ? basename(copy) : NULL;
@@ -149,18 +222,17 @@ int main(int argc, char **argv)
             }
         } else {
             char sigpath[CONFIG_STR_MAX + 300];
-            FILE *f;
-            size_t n;
             snprintf(sigpath, sizeof sigpath, "%s/%s.sig", sigdir, staged[i] +
                      strlen(cfg.download_dir) + 1);
-            f = fopen(sigpath, "r");
-            if (!f) {
-                fprintf(stderr, "add_app_version: no signature %s\n", sigpath);
+            if (read_signature(sigpath, sigs[i], sizeof sigs[i]) < 0)
                 goto fail;
-            }
-            n = fread(sigs[i], 1, sizeof sigs[i] - 1, f);
-            fclose(f);
-            sigs[i][n] = '\0';
+        }
+        if (pubkey && cs_verify_md5_key(pubkey, sigs[i], strlen(sigs[i]), md5[i], err,
+                                        sizeof err) < 0) {
+            fprintf(stderr, "add_app_version: the signature of %s does not verify against "
+                    "%s/code_sign_public (%s): signed with another key, or of another file? "
+                    "Not registered\n", files[i], cfg.key_dir, err);
+            goto fail;
         }
         if (tool_copy_file("add_app_version", files[i], staged[i]) < 0)
             goto fail;
@@ -200,6 +272,7 @@ int main(int argc, char **argv)
     printf("app version %d: %s %d %s%s%s\n", avid, app, version, platform,
            plan_class[0] ? " " : "", plan_class);
     EVP_PKEY_free(pkey);
+    EVP_PKEY_free(pubkey);
     db_close(db);
     return 0;
 
@@ -207,6 +280,7 @@ fail:
     for (i = 0; i < nstaged; i++)
         unlink(staged[i]);
     EVP_PKEY_free(pkey);
+    EVP_PKEY_free(pubkey);
     db_close(db);
     return 1;
 }
