@@ -9,6 +9,10 @@
  *   locality  one batch of 2,000 files on 1,000 hosts: locality cursors
  *             without and with the file preference, and plain in-order
  *             dispatch
+ *   churn     hosts that leave for good: makespan over the ideal, extra
+ *             flops, idleness and hosts per file, for host lifetimes x
+ *             replication levels x locality and plain dispatch, each
+ *             point over several seeds (median and worst)
  *
  * Each returns 0, 1 when a run failed.
  */
@@ -25,5 +29,8 @@ int emu_exp_slack(struct emu_cli *cli);
 
 void emu_exp_locality_defaults(struct emu_cli *cli);
 int emu_exp_locality(struct emu_cli *cli);
+
+void emu_exp_churn_defaults(struct emu_cli *cli);
+int emu_exp_churn(struct emu_cli *cli);
 
 #endif

@@ -16,7 +16,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: emu run|ws|slack|locality [options]\n"
+            "usage: emu run|ws|slack|locality|churn [options]\n"
             "\n"
             "The locsched host-population emulator: simulated hosts and clients against the\n"
             "real scheduler, daemons and database of a sandbox ($LOCSCHED_CONFIG), on a\n"
@@ -27,6 +27,11 @@ static void usage(FILE *out)
             "  slack     waste against slack, 1 to 60 (paper 5.1.1)\n"
             "  locality  2,000 files on 1,000 hosts: cursors, cursors with the file\n"
             "            preference, plain in-order dispatch\n"
+            "  churn     hosts that leave for good: makespan / ideal (median and worst over\n"
+            "            --seeds), extra flops, idleness, hosts per file, for lifetimes\n"
+            "            (--points, days; 0: no churn) x replication (--reps) x dispatch\n"
+            "            (--dispatch locality|plain|both); --jobs is the batch at\n"
+            "            replication 1 (N / R jobs at R)\n"
             "\n"
             "Options (each experiment sets its own defaults first):\n");
     emu_opts_usage(out);
@@ -52,6 +57,8 @@ int main(int argc, char **argv)
         emu_exp_slack_defaults(&cli);
     else if (strcmp(cmd, "locality") == 0)
         emu_exp_locality_defaults(&cli);
+    else if (strcmp(cmd, "churn") == 0)
+        emu_exp_churn_defaults(&cli);
     else if (strcmp(cmd, "run") != 0) {
         fprintf(stderr, "emu: unknown command '%s'\n", cmd);
         usage(stderr);
@@ -68,6 +75,8 @@ int main(int argc, char **argv)
         return emu_exp_slack(&cli);
     if (strcmp(cmd, "locality") == 0)
         return emu_exp_locality(&cli);
+    if (strcmp(cmd, "churn") == 0)
+        return emu_exp_churn(&cli);
     {
         struct emu_outcome o;
         if (emu_run(&cli.sc, &o, err, sizeof err) < 0) {

@@ -68,6 +68,9 @@ static const struct opt opts[] = {
     { "--points", K_STR, "LIST", "the experiment's x values, comma-separated" },
     { "--name", K_STR, "NAME", "base name of the outputs NAME.dat, NAME.svg (default: the command)" },
     { "--quick", K_FLAG, "", "the experiment's small version" },
+    { "--reps", K_STR, "LIST", "churn: replication levels (quorum = replication), comma-separated" },
+    { "--dispatch", K_STR, "locality|plain|both", "churn: which dispatch to run" },
+    { "--seeds", K_INT, "N", "churn: runs per point, seeds --seed .. --seed + N - 1" },
 };
 
 #define NOPTS (sizeof opts / sizeof opts[0])
@@ -139,6 +142,13 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--quick")) { cli->quick = 1; return 0; }
     if (IS("--out")) { cli->out_dir = arg; return 0; }
     if (IS("--points")) { cli->points = arg; return 0; }
+    if (IS("--reps")) { cli->reps = arg; return 0; }
+    if (IS("--dispatch")) {
+        if (strcmp(arg, "locality") != 0 && strcmp(arg, "plain") != 0 && strcmp(arg, "both") != 0)
+            return -1;
+        cli->dispatch = arg;
+        return 0;
+    }
     if (IS("--name")) {
         if (!arg[0] || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(arg))
             return -1;
@@ -208,6 +218,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     iv = (int)v;
     if (IS("--hosts")) { if (iv < 1) return -1; sc->nhosts = iv; return 0; }
     if (IS("--users")) { if (iv < 1) return -1; sc->nusers = iv; return 0; }
+    if (IS("--seeds")) { if (iv < 1 || iv > 1000) return -1; cli->seeds = iv; return 0; }
     if (IS("--gflops")) { if (v <= 0) return -1; sc->pop.cpu_gflops_min = v; return 0; }
     if (IS("--spread")) { if (v < 1) return -1; sc->pop.cpu_spread = v; return 0; }
     if (IS("--gpu-frac")) { if (v > 1) return -1; sc->pop.gpu_frac = v; return 0; }

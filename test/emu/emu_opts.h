@@ -16,6 +16,9 @@ struct emu_cli {
     const char *points;            /* the experiment's x values, comma-separated */
     const char *name;              /* base name of the outputs (default: the experiment's) */
     int quick;                     /* the experiment's small version */
+    const char *reps;              /* churn: replication levels, comma-separated */
+    const char *dispatch;          /* churn: "locality", "plain" or "both" */
+    int seeds;                     /* churn: runs (seeds) per point */
 };
 
 /*

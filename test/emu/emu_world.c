@@ -441,8 +441,24 @@ static char *config_text(const struct emu_scenario *sc)
     return text;
 }
 
+/* What a host computed for the real project; when it departs, the work
+ * it holds (finished but unreported, or partly done) is lost. */
+static void count_real_flops(struct world *w, const struct emu_client *c, int departing)
+{
+    int i;
+    w->out->computed_flops += c->proj[0].used_flops;
+    if (!departing)
+        return;
+    for (i = 0; i < c->njobs; i++) {
+        const struct emu_job *j = &c->jobs[i];
+        if (j->proj == 0)
+            w->out->lost_flops += j->finished > 0 ? j->fpops : j->done;
+    }
+}
+
 static void host_leaves(struct world *w, struct whost *h, double now)
 {
+    count_real_flops(w, &h->c, 1);
     w->out->abandoned += emu_client_finish(&h->c, now, 1);
     emu_metrics_add(&w->m, &h->c);
     emu_client_free(&h->c);
@@ -652,6 +668,7 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
             continue;
         emu_client_finish(&h->c, t, 0);
         emu_metrics_add(&w.m, &h->c);
+        count_real_flops(&w, &h->c, 0);
     }
     out->idleness = emu_idleness(&w.m);
     out->waste = emu_waste(&w.m);
@@ -680,6 +697,8 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
         out->ideal = out->work_flops / mean_speed;
         out->makespan_ratio = out->makespan / out->ideal;
     }
+    if (out->batch_done)
+        out->extra_flops = out->computed_flops - out->lost_flops - out->work_flops;
     out->sim_days = (t - t0) / 86400;
     out->handler_secs = w.srv.handler_secs;
     for (i = 0; i < EMU_NDAEMONS; i++) {
@@ -725,4 +744,7 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
     if (o->batch_done)
         printf(", makespan %.2f h, ideal %.2f h, ratio %.3f\n", o->makespan / 3600,
                o->ideal / 3600, o->makespan_ratio);
+    printf("  flops: %.4g needed, %.4g computed, %.4g lost with departing hosts, extra %.4g "
+           "(%.2f%% of the needed)\n", o->work_flops, o->computed_flops, o->lost_flops,
+           o->extra_flops, o->work_flops > 0 ? 100 * o->extra_flops / o->work_flops : 0);
 }

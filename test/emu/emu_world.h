@@ -85,6 +85,10 @@ struct emu_outcome {
     int batch_done;
     double makespan, ideal, makespan_ratio;   /* seconds; 0 when not done */
     double work_flops;             /* flops of every replica the batch needs */
+    double computed_flops;         /* flops the hosts computed for the real project */
+    double lost_flops;             /* of which lost with departing hosts */
+    double extra_flops;            /* computed - lost - needed (replicas the batch did not
+                                    * need: backups, late originals); 0 when not done */
     /* traffic */
     long rpcs, rpcs_failed, rpcs_stub;
     long reports_acked;            /* results of the real project acknowledged */
