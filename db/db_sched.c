@@ -47,7 +47,9 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "SELECT u.id, u.authenticator, u.name, "
         "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
         "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), "
-        "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1) "
+        "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
+        "(SELECT COUNT(*) FROM result x FORCE INDEX (ind_res_host_state) "
+        " WHERE x.hostid = h.id AND x.server_state = 4) "
         "FROM user u "
         "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
         "LEFT JOIN host_app_version v ON v.host_id = h.id "
@@ -70,8 +72,9 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
             DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
+            DBV_INT(x.h.n_in_progress),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 11, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 12, auth_row, &x, &n,
                      "look up account and host");
     }
     if (r != DB_OK)
@@ -427,6 +430,120 @@ int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
          * UPDATE.  Retry the request with fresh candidates. */
         char msg[96];
         snprintf(msg, sizeof msg, "only %lld of %d rows changed", affected, n);
+        return db_fail_conflict(c, what, msg);
+    }
+    return r;
+}
+
+/* ---- lost results ---- */
+
+struct inprog_ctx {
+    struct db_in_progress_row cur;
+    struct db_in_progress_row *out;
+    int *n;
+    int limit;
+};
+
+static int inprog_row(void *vctx)
+{
+    struct inprog_ctx *x = vctx;
+    if (*x->n >= x->limit)
+        return 1;
+    x->out[(*x->n)++] = x->cur;
+    return 0;
+}
+
+int db_host_in_progress(struct db_conn *c, int hostid, int limit,
+                        struct db_in_progress_row *out, int *n)
+{
+    static const char sql[] =
+        "SELECT " CAND_COLUMNS ", r.report_deadline, r.app_version_id, "
+        "w.canonical_resultid, w.error_mask "
+        "FROM result r FORCE INDEX (ind_res_host_state) "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "WHERE r.hostid = ? AND r.server_state = 4 ORDER BY r.id LIMIT ?";
+    struct inprog_ctx x;
+    struct db_val params[] = { DBV_INT(hostid), DBV_INT(limit) };
+    char what[64];
+
+    memset(&x, 0, sizeof x);
+    x.out = out;
+    x.n = n;
+    x.limit = limit;
+    *n = 0;
+    snprintf(what, sizeof what, "read results in progress of [host#%d]", hostid);
+    {
+        struct db_candidate *k = &x.cur.cand;
+        struct db_val cols[] = {
+            DBV_INT(k->result_id), DBV_BUF(k->result_name), DBV_INT(k->wu_id),
+            DBV_BUF(k->wu_name), DBV_INT(k->appid), DBV_INT(k->batch),
+            DBV_INT(k->cursor_id), DBV_INT(k->job_num), DBV_INT(k->first_file_num),
+            DBV_INT(k->nfiles), DBV_BUF(k->command_line), DBV_DBL(k->rsc_fpops_est),
+            DBV_DBL(k->rsc_fpops_bound), DBV_DBL(k->rsc_memory_bound),
+            DBV_DBL(k->rsc_disk_bound), DBV_DBL(k->max_out_nbytes),
+            DBV_INT(k->delay_bound), DBV_INT(x.cur.report_deadline),
+            DBV_INT(x.cur.app_version_id), DBV_INT(x.cur.canonical_resultid),
+            DBV_INT(x.cur.error_mask),
+        };
+        return db_query(c, SLOT_HOST_IN_PROGRESS, sql, params, 2, cols, 21, inprog_row, &x,
+                        NULL, what);
+    }
+}
+
+/*
+ * One UPDATE for both fates.  Every matched result row has its workunit
+ * row matched too (the SET names a workunit column for every row), and
+ * the connection counts matched rows (CLIENT_FOUND_ROWS), so n rows still
+ * in progress make exactly 2n.  A lost result's workunit gets
+ * transition_time now, or now - 1 when it is now already, so that the row
+ * is written (see db_report_update() on Galera).
+ */
+int db_lost_update(struct db_conn *c, int hostid, int now, const struct db_lost_update *u,
+                   int n)
+{
+    static const char sql[] =
+        "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  id INT PATH '$[0]', lost INT PATH '$[1]', av INT PATH '$[2]',"
+        "  fe DOUBLE PATH '$[3]')) j ON r.id = j.id "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "SET r.server_state = IF(j.lost, 5, 4), r.outcome = IF(j.lost, 3, 0), "
+        "r.client_state = IF(j.lost, 0, r.client_state), "
+        "r.validate_state = IF(j.lost, 2, r.validate_state), "
+        "r.received_time = IF(j.lost, ?, r.received_time), "
+        "r.sent_time = IF(j.lost, r.sent_time, ?), "
+        "r.app_version_id = IF(j.lost, r.app_version_id, j.av), "
+        "r.flops_estimate = IF(j.lost, r.flops_estimate, j.fe), "
+        "w.transition_time = IF(j.lost, IF(w.transition_time = ?, ? - 1, ?), w.transition_time) "
+        "WHERE r.hostid = ? AND r.server_state = 4";
+    struct jbuf b = { 0 };
+    long long affected = 0;
+    char what[80];
+    int i, r;
+
+    if (n <= 0)
+        return DB_OK;
+    jb_open(&b);
+    for (i = 0; i < n; i++) {
+        jb_open(&b);
+        jb_int(&b, u[i].result_id);
+        jb_int(&b, u[i].lost ? 1 : 0);
+        jb_int(&b, u[i].app_version_id);
+        jb_num(&b, u[i].flops_estimate);
+        jb_close(&b);
+    }
+    jb_close(&b);
+    if (jb_failed(c, &b, "write lost results"))
+        return DB_ERR;
+    snprintf(what, sizeof what, "resend or mark lost %d results of [host#%d]", n, hostid);
+    {
+        struct db_val params[] = { DBV_STRN(b.p, b.len), DBV_INT(now), DBV_INT(now),
+                                   DBV_INT(now), DBV_INT(now), DBV_INT(now), DBV_INT(hostid) };
+        r = db_exec(c, SLOT_LOST_UPDATE, sql, params, 7, &affected, what);
+    }
+    free(b.p);
+    if (r == DB_OK && affected != 2LL * n) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "%lld of %d rows matched", affected, 2 * n);
         return db_fail_conflict(c, what, msg);
     }
     return r;

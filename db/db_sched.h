@@ -38,6 +38,7 @@ struct db_host_row {
     int create_time;
     double expavg_credit;
     double expavg_time;
+    int n_in_progress;      /* its results IN_PROGRESS (an index-only count) */
 };
 
 struct db_hav_row {
@@ -50,8 +51,8 @@ struct db_hav_row {
 
 /*
  * Find the user by auth_hash (SHA-256 of the authenticator) and, if
- * hostid > 0 and that host belongs to the user, the host and its
- * host_app_version rows.  Returns DB_OK, DB_NOTFOUND (no such user) or an
+ * hostid > 0 and that host belongs to the user, the host (with the count
+ * of its results in progress) and its host_app_version rows.  Returns DB_OK, DB_NOTFOUND (no such user) or an
  * error.  The caller compares user->authenticator in constant time.
  */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
@@ -170,6 +171,48 @@ struct db_claim {
  */
 int db_claim_results(struct db_conn *c, int hostid, int userid, int now,
                      const struct db_claim *claims, int n);
+
+/* ---- lost results (a host's jobs in progress that its client no longer holds) ---- */
+
+/* A result in progress on the host, with its workunit (to send it again). */
+struct db_in_progress_row {
+    struct db_candidate cand;
+    int report_deadline;
+    int app_version_id;
+    int canonical_resultid;     /* of its workunit */
+    int error_mask;             /* of its workunit */
+};
+
+/*
+ * Read up to limit results IN_PROGRESS on hostid with their workunits
+ * (one statement, through ind_res_host_state).  No lock: the writes of
+ * db_lost_update() check that the rows are still in progress.  *n gets
+ * the count.
+ */
+int db_host_in_progress(struct db_conn *c, int hostid, int limit,
+                        struct db_in_progress_row *out, int *n);
+
+/* What becomes of one lost result. */
+struct db_lost_update {
+    int result_id;
+    int lost;                   /* 1: marked lost; 0: sent again */
+    int app_version_id;         /* when sent again */
+    double flops_estimate;      /* when sent again */
+};
+
+/*
+ * Write the fate of lost results of hostid (one statement): a result sent
+ * again keeps its name, host and report_deadline, and gets sent_time now
+ * (and the app version of this reply); a result marked lost becomes OVER
+ * with outcome CLIENT_ERROR, client_state 0 (the client never reported
+ * it), validate_state INVALID and received_time now, and its workunit's
+ * transition_time becomes now (so the transitioner makes a new replica at
+ * its next pass).  Every row must still be IN_PROGRESS on hostid; when
+ * one is not (another transaction changed it since the read), returns
+ * DB_RETRY so that the request runs again.
+ */
+int db_lost_update(struct db_conn *c, int hostid, int now, const struct db_lost_update *u,
+                   int n);
 
 /* ---- read-mostly data, cached by the scheduler ---- */
 

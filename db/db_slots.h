@@ -28,6 +28,9 @@ enum db_slot {
     SLOT_HF_DELETE,
     SLOT_LOC_ALL_CURSORS,
     SLOT_LOC_MY_CURSORS,
+    /* scheduler, lost results (db_sched.c) */
+    SLOT_HOST_IN_PROGRESS,
+    SLOT_LOST_UPDATE,
     SLOT_SCHED_END,           /* first slot the scheduler leaves free; < SLOT_ADMIN_FIRST */
     /* admin tools */
     SLOT_ADMIN_FIRST = 40,

@@ -77,6 +77,10 @@ static const struct cfg_key config_table[] = {
       "1: save every scheduler request body in record_dir" },
     { "report_immediately", CT_BOOL, OFF(report_immediately), "1", 0, 1,
       "1: ask clients to report each job as soon as it is done" },
+    { "resend_lost_results", CT_BOOL, OFF(resend_lost_results), "1", 0, 1,
+      "1: a job the server has in progress on a host that the host no longer lists "
+      "is sent again (if it can meet its deadline there) or marked lost at once; "
+      "0: it waits for its deadline" },
     { "candidate_factor", CT_INT, OFF(candidate_factor), "2", 1, 16,
       "candidates read per job wanted (room for the EDF check to refuse some)" },
     { "gpu_flops_scale", CT_DBL, OFF(gpu_flops_scale), "0.2", 0.001, 1,

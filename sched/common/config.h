@@ -50,6 +50,7 @@ struct config {
     int no_work_request_delay;         /* seconds, when we had no work to send */
     int record_requests;               /* 1: save every request in record_dir */
     int report_immediately;            /* ask clients to report at once */
+    int resend_lost_results;           /* resend or mark lost what a host lost */
     int candidate_factor;              /* candidates read per job wanted */
     double gpu_flops_scale;            /* fraction of GPU peak flops achieved */
     int log_level;                     /* 0 debug, 1 info, 2 warn, 3 error */

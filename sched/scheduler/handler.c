@@ -28,6 +28,7 @@
 #include "estimate.h"
 #include "job_source.h"
 #include "log.h"
+#include "lost_jobs.h"
 #include "reply.h"
 
 const char *no_work_reason_name(enum no_work_reason r)
@@ -162,6 +163,11 @@ static int av_rsc(const struct request_state *rs, const struct app_version *av)
     return rsc_find(rs, av->row.coproc_type);
 }
 
+int handler_av_rsc(const struct request_state *rs, const struct app_version *av)
+{
+    return av_rsc(rs, av);
+}
+
 int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state *rs, int appid)
 {
     int i;
@@ -279,7 +285,9 @@ static int setup_rscs(struct sched_ctx *ctx, struct request_state *rs)
             any = 1;
     }
     rs->wants_work = any && !req->dont_send_work;
-    if (!rs->wants_work || !req->have_ip_results || req->nip_results == 0)
+    /* the queues are filled also without a work request: a lost job
+     * sent again is checked against them */
+    if (!req->have_ip_results || req->nip_results == 0)
         return 0;
 
     /* the in-progress jobs fill the queues */
@@ -434,11 +442,9 @@ static int handle_reports(struct sched_ctx *ctx, struct request_state *rs)
 
 /* ---- sending ---- */
 
-/* Choose the app version for a candidate: the highest version on a
- * resource that still needs work, coprocessors first.  Returns the
- * version and sets *rsc, or NULL. */
-static const struct app_version *choose_av(struct sched_ctx *ctx, struct request_state *rs,
-                                           const struct db_candidate *cand, int *rsc)
+const struct app_version *handler_choose_av(const struct sched_ctx *ctx,
+                                           const struct request_state *rs, int appid,
+                                           int only_needing, int *rsc)
 {
     const struct app_version *best = NULL;
     int i, best_rsc = -1;
@@ -446,10 +452,10 @@ static const struct app_version *choose_av(struct sched_ctx *ctx, struct request
     for (i = 0; i < ctx->apps.navs; i++) {
         const struct app_version *av = &ctx->apps.avs[i];
         int r;
-        if (av->row.appid != cand->appid)
+        if (av->row.appid != appid)
             continue;
         r = av_rsc(rs, av);
-        if (r < 0 || !rsc_needs_work(&rs->rscs[r]))
+        if (r < 0 || (only_needing && !rsc_needs_work(&rs->rscs[r])))
             continue;
         if (!best || (r != 0 && best_rsc == 0) ||
             ((r != 0) == (best_rsc != 0) && av->row.version_num > best->row.version_num)) {
@@ -461,7 +467,7 @@ static const struct app_version *choose_av(struct sched_ctx *ctx, struct request
     return best;
 }
 
-static double av_correction(struct request_state *rs, int app_version_id)
+double handler_av_correction(struct request_state *rs, int app_version_id)
 {
     struct db_hav_row *h = hav_get(rs, app_version_id, 0);
     return h && h->et_n > 0 ? h->correction : 1.0;
@@ -476,28 +482,38 @@ static int wu_already_taken(const struct request_state *rs, int wu_id)
     return 0;
 }
 
+/* Claim the new jobs of the reply (not the lost jobs sent again: those
+ * are this host's already). */
 static int claim_jobs(struct sched_ctx *ctx, struct request_state *rs)
 {
     struct db_claim claims[LIM_JOBS_PER_REPLY];
-    int i, r, kept = 0;
+    int i, r, kept = 0, nclaims = 0;
 
     for (i = 0; i < rs->njobs; i++) {
-        claims[i].result_id = rs->jobs[i].cand.result_id;
-        claims[i].app_version_id = rs->jobs[i].av->row.id;
-        claims[i].report_deadline = rs->jobs[i].report_deadline;
-        claims[i].flops_estimate = rs->jobs[i].flops;
+        if (rs->jobs[i].resent)
+            continue;
+        claims[nclaims].result_id = rs->jobs[i].cand.result_id;
+        claims[nclaims].app_version_id = rs->jobs[i].av->row.id;
+        claims[nclaims].report_deadline = rs->jobs[i].report_deadline;
+        claims[nclaims].flops_estimate = rs->jobs[i].flops;
+        nclaims++;
     }
-    r = db_claim_results(ctx->db, rs->hostid, rs->user.id, (int)rs->now, claims, rs->njobs);
+    r = db_claim_results(ctx->db, rs->hostid, rs->user.id, (int)rs->now, claims, nclaims);
     if (r != DB_DUP)
         return r;
     /* The database refused a second replica of a job for this user (the
      * unique key on workunitid, userid).  Claim one by one and drop those
      * it refuses; only the failed statement was rolled back. */
-    for (i = 0; i < rs->njobs; i++) {
-        r = db_claim_results(ctx->db, rs->hostid, rs->user.id, (int)rs->now, &claims[i], 1);
+    for (i = 0, nclaims = 0; i < rs->njobs; i++) {
+        if (rs->jobs[i].resent) {
+            rs->jobs[kept++] = rs->jobs[i];
+            continue;
+        }
+        r = db_claim_results(ctx->db, rs->hostid, rs->user.id, (int)rs->now,
+                             &claims[nclaims++], 1);
         if (r == DB_DUP) {
             log_info("[host#%d] [result#%d] not sent: user already has a replica", rs->hostid,
-                     claims[i].result_id);
+                     claims[nclaims - 1].result_id);
             continue;
         }
         if (r != DB_OK)
@@ -581,12 +597,12 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
 
         if (wu_already_taken(rs, c->wu_id))
             continue;
-        av = choose_av(ctx, rs, c, &ri);
+        av = handler_choose_av(ctx, rs, c->appid, 1, &ri);
         if (!av)
             continue;
         rsc = &rs->rscs[ri];
         flops = rsc->flops * (av->row.flops_scale > 0 ? av->row.flops_scale : 1.0);
-        runtime = est_runtime(c->rsc_fpops_est, flops, av_correction(rs, av->row.id));
+        runtime = est_runtime(c->rsc_fpops_est, flops, handler_av_correction(rs, av->row.id));
         wall = est_wall(runtime, rsc->avail);
         if (ctx->cfg.sched_policy == POLICY_WS2) {
             enum edf_verdict v = edf_check(&rsc->q, wall, (double)c->delay_bound);
@@ -717,6 +733,9 @@ static int tx_body(struct db_conn *c, void *varg)
     free(rs->delete_files);
     rs->delete_files = NULL;
     rs->ndelete_files = 0;
+    rs->naborts = 0;
+    rs->nresent = 0;
+    rs->nlost = 0;
     free_rscs(rs);
 
     r = app_cache_refresh(&ctx->apps, c, rs->now);
@@ -768,8 +787,16 @@ static int tx_body(struct db_conn *c, void *varg)
 
     if (setup_rscs(ctx, rs) < 0)
         return DB_ERR;
+    r = lost_jobs_handle(ctx, rs);
+    if (r != DB_OK)
+        return r;
     if (rs->wants_work) {
         r = send_work(ctx, rs);
+        if (r != DB_OK)
+            return r;
+    } else if (rs->nresent > 0 && ctx->source->after_claim) {
+        /* the files of the jobs sent again are recorded as sent */
+        r = ctx->source->after_claim(ctx, rs);
         if (r != DB_OK)
             return r;
     }
@@ -890,10 +917,14 @@ replied_unavailable:
         stats->jobs_sent = rs->njobs;
         stats->results_reported = rs->nreported;
         stats->results_acked = rs->req.nresults;
+        stats->jobs_resent = rs->nresent;
+        stats->results_lost = rs->nlost;
+        stats->results_aborted = rs->naborts;
         snprintf(stats->outcome, sizeof stats->outcome, "ok");
-        log_info("[host#%d] [user#%d] rpc_seqno %lld: %d reported, %d sent, %lu retries",
-                 rs->hostid, rs->user.id, (long long)rs->req.rpc_seqno, rs->nreported, rs->njobs,
-                 stats->retries);
+        log_info("[host#%d] [user#%d] rpc_seqno %lld: %d reported, %d sent (%d resent), "
+                 "%d lost, %d aborts, %lu retries", rs->hostid, rs->user.id,
+                 (long long)rs->req.rpc_seqno, rs->nreported, rs->njobs, rs->nresent, rs->nlost,
+                 rs->naborts, stats->retries);
     }
     if (out->oom) {
         buf_reset(out);
@@ -901,6 +932,7 @@ replied_unavailable:
     }
     free_rscs(rs);
     free(rs->delete_files);
+    free(rs->aborts);
     sched_request_free(&rs->req);
     free(rs);
 }

@@ -67,6 +67,14 @@ struct sent_job {
     double flops;
     double est_runtime;
     int report_deadline;
+    int resent;                    /* a lost job sent again (already claimed) */
+};
+
+/* A job the client holds that it should drop (<result_abort>, or
+ * <result_abort_if_not_started> when the job is merely no longer needed). */
+struct result_abort {
+    char name[LIM_NAME_LEN + 1];
+    int if_not_started;
 };
 
 struct request_state {
@@ -90,6 +98,11 @@ struct request_state {
     /* locality: the host's team in each active locality batch */
     struct loc_choice loc[LOC_MAX_BATCHES];
     int nloc;
+    /* lost jobs (lost_jobs.c): resent ones are in jobs[] too */
+    int nresent;
+    int nlost;
+    struct result_abort *aborts;
+    int naborts, cap_aborts;
     /* files the host should delete (locality) */
     char (*delete_files)[LIM_NAME_LEN + 1];
     int ndelete_files;
@@ -100,6 +113,9 @@ struct sched_stats {
     int jobs_sent;
     int results_reported;
     int results_acked;
+    int jobs_resent;               /* lost jobs sent again (included in jobs_sent) */
+    int results_lost;              /* lost jobs marked lost */
+    int results_aborted;           /* result aborts in the reply */
     unsigned long statements;
     unsigned long retries;         /* transactions run again (conflicts, lost connection) */
     int status;                    /* 0 ok, else the db or parse status */
@@ -134,6 +150,19 @@ int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state
 /* The apps the host can run, at most max, into appids; returns the count. */
 int handler_runnable_apps(const struct sched_ctx *ctx, const struct request_state *rs,
                           int *appids, int max);
+
+/* The resource an app version runs on for this host, or -1. */
+int handler_av_rsc(const struct request_state *rs, const struct app_version *av);
+
+/* The app version to send a job of app appid with: the highest version on
+ * a resource of the host (only those that still need work when
+ * only_needing), coprocessors first.  NULL if none; *rsc gets its resource. */
+const struct app_version *handler_choose_av(const struct sched_ctx *ctx,
+                                           const struct request_state *rs, int appid,
+                                           int only_needing, int *rsc);
+
+/* The host's runtime correction for an app version (1 when unknown). */
+double handler_av_correction(struct request_state *rs, int app_version_id);
 
 /* Handle one request body and write the reply into out (reset first). */
 void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,

@@ -751,6 +751,9 @@ static int enter_node(struct pstate *st, const struct frame *parent, const struc
         fr->base = o;
         break;
     }
+    case CTX_ORS:
+        r->have_other_results = 1;
+        break;
     case CTX_IPS:
         r->have_ip_results = 1;
         break;
@@ -1440,6 +1443,7 @@ void sched_request_dump(const struct sched_request *r, FILE *out)
         dump_d(out, p, "coproc_count", x->coproc_count);
     }
 
+    dump_i(out, t, "have_other_results", r->have_other_results);
     dump_i(out, t, "nother_results", r->nother_results);
     for (int i = 0; i < r->nother_results; i++) {
         const struct req_other_result *x = &r->other_results[i];

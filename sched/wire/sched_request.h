@@ -165,6 +165,7 @@ struct sched_request {
     int napp_versions;
     struct req_other_result *other_results;
     int nother_results;
+    int have_other_results;        /* <other_results> was present (may be empty) */
     struct req_ip_result *ip_results;
     int nip_results;
     int have_ip_results;           /* <in_progress_results> was present */

@@ -66,6 +66,11 @@ int main(void)
      * process, are not part of a request's cost */
     TAP_EQ_INT(app_cache_refresh(&ctx.apps, ctx.db, time(NULL)), DB_OK, "app cache loads");
     db_commit(ctx.db);
+    /* The recorded bodies list other hosts' jobs in <other_results>, not
+     * the jobs this test's host holds: each request would look like a
+     * host that lost all its jobs, and get them again.  Lost jobs have
+     * their own test (test_lost_jobs.c); here they are left alone. */
+    ctx.cfg.resend_lost_results = 0;
 
     /* 1. first contact: a host is created, the token request gets a job */
     send_req("01-first-contact-attach.xml", auth, 0, 0, &st);
@@ -150,8 +155,9 @@ int main(void)
          * in host_file is one more statement, once per file */
         TAP_EQ_INT(tu_count(reply.p, "<delete_file_info>"), 1,
                    "the sticky file of no active batch is to be deleted");
-        TAP_CHECK(st.statements <= 8 + 1, "report plus work used %lu statements (<= 8, plus 1 "
-                  "for the deleted file)", st.statements);
+        TAP_CHECK(st.statements <= 8 + 1 + 1, "report plus work used %lu statements (<= 8, "
+                  "plus 1 for the deleted file, plus 1 for the lost-job check: the host has "
+                  "jobs in progress)", st.statements);
         {
             long long outcome = -1;
             struct db_val p[] = { DBV_STR(name) };

@@ -1,0 +1,298 @@
+/*
+ * test_lost_jobs.c - "resend lost results" and result aborts on the real
+ * database: a host that lists none of its jobs gets them again (same
+ * names, same deadlines); one that cannot meet a deadline any more, or
+ * says "no new tasks", has the job marked lost and its workunit flagged
+ * for the transitioner; a request without <other_results> is never taken
+ * to have lost anything; resend_lost_results = 0 leaves lost jobs alone;
+ * listed jobs the server does not have in progress, and jobs whose
+ * workunit reached its quorum or was aborted, are aborted; the statement
+ * counts; and the invariant checks stay clean.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_check.h"
+#include "db_test_util.h"
+#include "tap.h"
+
+static struct sched_ctx ctx;
+static struct buf reply;
+static char auth[65];
+static int seqno;
+
+/*
+ * Send request 02 (a CPU work request, 103680 s) for hostid, with
+ * <other_results> listing names[0..n) (n < 0: no <other_results> at all),
+ * dont_send_work as given and a CPU request of req_secs.
+ */
+static void send_req(int hostid, const char *const *names, int n, int dont_send,
+                     double req_secs, struct sched_stats *st)
+{
+    struct buf b, nb;
+    char *t = tu_read_file(tu_src_path("recorded/02-hostid-assigned-work-request.xml"), NULL);
+    const char *ors = "<other_results>\n</other_results>\n", *p;
+    char num[64];
+    int i;
+
+    buf_init(&b);
+    buf_puts(&b, t);
+    free(t);
+    tu_set_elem(&b, "authenticator", auth);
+    snprintf(num, sizeof num, "%d", hostid);
+    tu_set_elem(&b, "hostid", num);
+    snprintf(num, sizeof num, "%d", ++seqno);
+    tu_set_elem(&b, "rpc_seqno", num);
+    tu_set_elem(&b, "dont_send_work", dont_send ? "1" : "0");
+    snprintf(num, sizeof num, "%f", req_secs);
+    tu_set_elem(&b, "work_req_seconds", num);
+    tu_set_elem(&b, "cpu_req_secs", num);
+    tu_set_elem(&b, "cpu_req_instances", "0");
+    p = strstr(b.p, ors);
+    if (!p) {
+        fprintf(stderr, "recorded request 02 has no empty <other_results>\n");
+        exit(1);
+    }
+    buf_init(&nb);
+    buf_put(&nb, b.p, (size_t)(p - b.p));
+    if (n >= 0) {
+        buf_puts(&nb, "<other_results>\n");
+        for (i = 0; i < n; i++)
+            buf_printf(&nb, "    <other_result>\n        <name>%s</name>\n"
+                       "        <app_version>-1</app_version>\n    </other_result>\n", names[i]);
+        buf_puts(&nb, "</other_results>\n");
+    }
+    buf_puts(&nb, p + strlen(ors));
+    sched_handle(&ctx, nb.p, nb.len, &reply, st);
+    buf_free(&nb);
+    buf_free(&b);
+}
+
+/* The names of the host's results in progress, in id order (at most 16),
+ * read in one go with GROUP_CONCAT. */
+static int in_progress(int hostid, char names[16][256])
+{
+    char all[16 * 260] = "", *save = NULL, *s;
+    struct db_val p[] = { DBV_INT(hostid) };
+    struct db_val col[] = { DBV_BUF(all) };
+    int n = 0;
+
+    if (db_query(ctx.db, 141, "SELECT IFNULL(GROUP_CONCAT(name ORDER BY id SEPARATOR ' '), '') "
+                 "FROM result WHERE hostid = ? AND server_state = 4", p, 1, col, 1, NULL,
+                 NULL, NULL, "test: results in progress") != DB_OK) {
+        fprintf(stderr, "%s\n", db_error(ctx.db));
+        exit(1);
+    }
+    db_commit(ctx.db);
+    for (s = strtok_r(all, " ", &save); s && n < 16; s = strtok_r(NULL, " ", &save))
+        snprintf(names[n++], 256, "%s", s);
+    return n;
+}
+
+static long long by_name(int slot, const char *sql, const char *name)
+{
+    long long v = -1;
+    struct db_val p[] = { DBV_STR(name) };
+    struct db_val col[] = { DBV_LL(v) };
+    if (db_query(ctx.db, slot, sql, p, 1, col, 1, NULL, NULL, NULL, "test query") != DB_OK) {
+        fprintf(stderr, "%s\n", db_error(ctx.db));
+        exit(1);
+    }
+    db_commit(ctx.db);
+    return v;
+}
+
+static void set_by_name(int slot, const char *sql, long long value, const char *name)
+{
+    struct db_val p[] = { DBV_LL(value), DBV_STR(name) };
+    if (db_exec(ctx.db, slot, sql, p, 2, NULL, "test update") != DB_OK) {
+        fprintf(stderr, "%s\n", db_error(ctx.db));
+        exit(1);
+    }
+    db_commit(ctx.db);
+}
+
+/* Every invariant check of tools/check_invariants that the database
+ * decides: the total of entities that break one.  The database is shared
+ * with the suite's other tests, so the test compares this total before
+ * and after its own requests. */
+static long long invariant_breaks(void)
+{
+    long long total = 0, count;
+    int ids[4], nids, k;
+    if (db_check_begin(ctx.db) != DB_OK)
+        return -1;
+    for (k = 0; k < DBC_NCHECKS; k++) {
+        if (db_check_ids(ctx.db, (enum db_check_id)k, (int)time(NULL), 4, &count, ids, &nids) !=
+            DB_OK) {
+            db_rollback(ctx.db);
+            return -1;
+        }
+        total += count;
+    }
+    db_commit(ctx.db);
+    db_close(ctx.db);
+    {
+        char err[256];
+        ctx.db = db_open(&ctx.dbp, err, sizeof err);
+        if (!ctx.db) {
+            fprintf(stderr, "reconnect: %s\n", err);
+            exit(1);
+        }
+    }
+    return total;
+}
+
+int main(void)
+{
+    struct sched_stats st;
+    char names[16][256], batch_name[64], again[16][256];
+    const char *list[16];
+    int hostid, n, i, k, batch;
+    unsigned long base_statements;
+    long long breaks_before;
+
+    tu_ctx_open(&ctx);
+    buf_init(&reply);
+    tu_app(&ctx, NULL);
+    (void)tu_user(&ctx, "lostjobs", auth);
+    snprintf(batch_name, sizeof batch_name, "lost%ld", (long)time(NULL) % 100000000);
+    batch = tu_batch(&ctx, batch_name, 40, 1, 3.6e12, 4, 7 * 86400);
+    TAP_EQ_INT(app_cache_refresh(&ctx.apps, ctx.db, time(NULL)), DB_OK, "app cache loads");
+    db_commit(ctx.db);
+    TAP_EQ_INT(ctx.cfg.resend_lost_results, 1, "resend_lost_results is on by default");
+    breaks_before = invariant_breaks();
+    TAP_CHECK(breaks_before >= 0, "the invariant checks run");
+
+    /* 1. a new host asks for a day of work: jobs, nothing lost, no abort */
+    send_req(0, NULL, 0, 0, 4 * 3600, &st);
+    hostid = (int)tu_elem_ll(reply.p, "hostid");
+    TAP_CHECK(hostid > 0 && st.jobs_sent >= 2, "new host %d got %d jobs", hostid, st.jobs_sent);
+    TAP_EQ_INT(st.jobs_resent + st.results_lost + st.results_aborted, 0,
+               "first contact: nothing resent, lost or aborted");
+    n = in_progress(hostid, names);
+    TAP_EQ_INT(n, st.jobs_sent, "the database has the %d jobs in progress", st.jobs_sent);
+
+    /* 2. it lists them all and asks for nothing: one extra statement
+     * (the read of its jobs in progress), nothing else */
+    for (i = 0; i < n; i++)
+        list[i] = names[i];
+    send_req(hostid, NULL, -1, 0, 0, &st);
+    base_statements = st.statements;
+    TAP_EQ_INT(st.jobs_resent + st.results_lost + st.results_aborted, 0,
+               "no <other_results>: no judgement (nothing resent, lost or aborted)");
+    TAP_EQ_INT(in_progress(hostid, again), n, "no <other_results>: every job still in progress");
+    send_req(hostid, list, n, 0, 0, &st);
+    TAP_EQ_INT(st.jobs_sent + st.results_lost + st.results_aborted, 0,
+               "all listed: nothing sent, lost or aborted");
+    TAP_EQ_INT((long long)st.statements, (long long)base_statements + 1,
+               "all listed: the lost-job check is one statement (%lu against %lu)",
+               st.statements, base_statements);
+
+    /* 3. resend off: a host that lists nothing keeps its jobs on record */
+    ctx.cfg.resend_lost_results = 0;
+    send_req(hostid, list, 0, 0, 0, &st);
+    TAP_EQ_INT(st.jobs_resent + st.results_lost, 0, "resend_lost_results = 0: nothing resent");
+    TAP_EQ_INT(in_progress(hostid, again), n, "resend_lost_results = 0: jobs still in progress");
+    ctx.cfg.resend_lost_results = 1;
+
+    /* 4. it lists the first one only and reports none: the others are
+     * lost and sent again, with the same names and deadlines */
+    {
+        long long deadline1 = by_name(142, "SELECT report_deadline FROM result WHERE name = ?",
+                                      names[1]);
+        send_req(hostid, list, 1, 0, 3600, &st);
+        TAP_EQ_STR(st.outcome, "ok", "request with lost jobs handled");
+        TAP_EQ_INT(st.jobs_resent, n - 1, "the %d lost jobs are sent again", n - 1);
+        TAP_EQ_INT(st.results_lost, 0, "none is marked lost");
+        for (i = 1, k = 0; i < n; i++) {
+            char want[300];
+            snprintf(want, sizeof want, "<name>%s</name>", names[i]);
+            k += strstr(reply.p, want) != NULL;
+        }
+        TAP_EQ_INT(k, n - 1, "the reply names each lost job");
+        TAP_EQ_INT(tu_count(reply.p, "<workunit>"), st.jobs_sent, "each with its workunit");
+        TAP_CHECK(strstr(reply.p, "<app_version>") != NULL, "and the app version");
+        TAP_EQ_INT(tu_count(reply.p, "<xml_signature>"), st.jobs_sent,
+                   "each output file has an upload signature");
+        {
+            char want[64];
+            snprintf(want, sizeof want, "<report_deadline>%lld</report_deadline>", deadline1);
+            TAP_CHECK(strstr(reply.p, want) != NULL, "a resent job keeps its report_deadline");
+        }
+        TAP_EQ_INT(by_name(143, "SELECT server_state FROM result WHERE name = ?", names[1]), 4,
+                   "a resent job stays in progress");
+        TAP_CHECK(by_name(144, "SELECT sent_time FROM result WHERE name = ?", names[1]) >=
+                  (long long)time(NULL) - 60, "a resent job's sent_time is now");
+        TAP_EQ_INT(in_progress(hostid, again), n + st.jobs_sent - st.jobs_resent,
+                   "the host has the resent and the new jobs in progress");
+        TAP_CHECK(st.statements <= base_statements + 8,
+                  "resending costs the read and one update (%lu statements)", st.statements);
+    }
+    n = in_progress(hostid, names);
+    for (i = 0; i < n; i++)
+        list[i] = names[i];
+
+    /* 5. a lost job that cannot meet its deadline here any more is marked
+     * lost, and its workunit is due at once */
+    set_by_name(145, "UPDATE result SET report_deadline = UNIX_TIMESTAMP() + ? WHERE name = ?",
+                60, names[0]);
+    set_by_name(146, "UPDATE workunit w JOIN result r ON r.workunitid = w.id "
+                "SET w.transition_time = ? WHERE r.name = ?", 2000000000, names[0]);
+    send_req(hostid, list + 1, n - 1, 0, 0, &st);
+    TAP_EQ_INT(st.results_lost, 1, "a lost job too late for this host is marked lost");
+    TAP_EQ_INT(st.jobs_resent, 0, "and not sent again");
+    TAP_EQ_INT(by_name(143, "SELECT server_state FROM result WHERE name = ?", names[0]), 5,
+               "lost: server_state OVER");
+    TAP_EQ_INT(by_name(147, "SELECT outcome FROM result WHERE name = ?", names[0]), 3,
+               "lost: outcome CLIENT_ERROR");
+    TAP_EQ_INT(by_name(148, "SELECT client_state FROM result WHERE name = ?", names[0]), 0,
+               "lost: client_state 0 (never reported)");
+    TAP_EQ_INT(by_name(149, "SELECT validate_state FROM result WHERE name = ?", names[0]), 2,
+               "lost: validate_state INVALID");
+    TAP_CHECK(by_name(150, "SELECT w.transition_time FROM workunit w JOIN result r "
+                      "ON r.workunitid = w.id WHERE r.name = ?", names[0]) <=
+              (long long)time(NULL), "lost: its workunit is due for the transitioner");
+
+    /* 6. "no new tasks": a lost job cannot be sent, so it is marked lost */
+    send_req(hostid, list + 2, n - 2, 1, 0, &st);
+    TAP_EQ_INT(st.results_lost, 1, "no new tasks: the lost job is marked lost");
+    TAP_EQ_INT(st.jobs_sent, 0, "no new tasks: nothing sent");
+
+    /* 7. aborts: an unknown name, a job whose workunit has its canonical
+     * result, a job whose workunit was aborted (error_mask 16) */
+    n = in_progress(hostid, names);
+    TAP_CHECK(n >= 2, "the host still has %d jobs in progress", n);
+    set_by_name(151, "UPDATE workunit w JOIN result r ON r.workunitid = w.id "
+                "SET w.canonical_resultid = ? WHERE r.name = ?", 1, names[0]);
+    set_by_name(152, "UPDATE workunit w JOIN result r ON r.workunitid = w.id "
+                "SET w.error_mask = ? WHERE r.name = ?", 16, names[1]);
+    for (i = 0; i < n; i++)
+        list[i] = names[i];
+    list[n] = "never_sent_0";
+    send_req(hostid, list, n + 1, 0, 0, &st);
+    TAP_EQ_INT(st.results_aborted, 3, "three aborts: quorum, batch abort, unknown");
+    TAP_EQ_INT(st.results_lost + st.jobs_resent, 0, "nothing lost");
+    {
+        /* a lost job of a finished workunit is not sent again: marked lost */
+        send_req(hostid, list + 1, n, 0, 0, &st);
+        TAP_EQ_INT(st.results_lost, 1, "a lost job of a finished workunit is marked lost");
+        TAP_EQ_INT(st.jobs_resent, 0, "and not sent again");
+    }
+    /* put the workunits back as they were, so that the invariants hold */
+    set_by_name(151, "UPDATE workunit w JOIN result r ON r.workunitid = w.id "
+                "SET w.canonical_resultid = ? WHERE r.name = ?", 0, names[0]);
+
+    /* 8. a request of a new host (hostid 0) listing jobs: all aborted */
+    list[0] = names[2];
+    send_req(0, list, 1, 0, 0, &st);
+    TAP_EQ_INT(st.results_aborted, 1, "a new host's listed job is aborted");
+
+    TAP_EQ_INT(invariant_breaks(), breaks_before, "the invariant checks find nothing new");
+    tu_retire_batches_from(&ctx, batch);
+    buf_free(&reply);
+    sched_ctx_free(&ctx);
+    return tap_done();
+}
