@@ -658,6 +658,37 @@ int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *as
     return rc;
 }
 
+int emu_client_reset_project(struct emu_client *c, int proj)
+{
+    int i, k, kept = 0, n = 0;
+
+    for (i = 0; i < c->njobs; i++) {
+        struct emu_job *j = &c->jobs[i];
+        if (j->proj != proj) {
+            c->jobs[kept++] = *j;
+            continue;
+        }
+        c->wasted_flops += j->finished > 0 ? j->fpops : j->done;
+        n++;
+    }
+    c->njobs = kept;
+    for (i = 0; i < c->nfiles;) {
+        int used = 0;
+        for (k = 0; k < c->njobs && !used; k++) {
+            int f;
+            for (f = 0; f < c->jobs[k].nfiles; f++)
+                used |= c->jobs[k].files[f] == c->files[i].file;
+        }
+        if (used)
+            i++;
+        else
+            c->files[i] = c->files[--c->nfiles];
+    }
+    c->need_sched = 1;
+    c->need_check = 1;
+    return n;
+}
+
 int emu_client_finish(struct emu_client *c, double now, int departing)
 {
     int i, n = 0;

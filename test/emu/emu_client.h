@@ -211,6 +211,12 @@ int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *as
  * departing, counts as wasted.  Returns the results it abandons. */
 int emu_client_finish(struct emu_client *c, double now, int departing);
 
+/* "Reset project" on project proj: the client forgets every job of it
+ * (the work done on them is wasted) and every file no other job uses,
+ * and keeps its identity (host id, RPC sequence number).  Returns the
+ * jobs forgotten. */
+int emu_client_reset_project(struct emu_client *c, int proj);
+
 /* Is file id held with the sticky flag? */
 int emu_client_holds(const struct emu_client *c, int file);
 

@@ -28,6 +28,8 @@ static const struct opt opts[] = {
     { "--on-frac", K_RANGE_D, "A[:B]", "fraction of time on (uniform in [A, B])" },
     { "--on-mean", K_DBL, "S", "mean on period, seconds (exponential periods)" },
     { "--life-days", K_DBL, "D", "churn: mean host lifetime in days (0: no churn)" },
+    { "--lose-queue-per-day", K_DBL, "P",
+      "chance per host and day that its client forgets all its jobs (reset project)" },
     { "--buf-min", K_DAYS, "D", "work buffer: minimum, days" },
     { "--buf-add", K_DAYS, "D", "work buffer: additional, days" },
     { "--conn-interval", K_DBL, "S", "seconds between network sessions (0: any time)" },
@@ -225,6 +227,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--gpu-gflops")) { if (v <= 0) return -1; sc->pop.gpu_gflops_min = v; return 0; }
     if (IS("--on-mean")) { if (v <= 0) return -1; sc->pop.on_mean = v; return 0; }
     if (IS("--life-days")) { sc->life_days = v; return 0; }
+    if (IS("--lose-queue-per-day")) { sc->lose_queue_per_day = v; return 0; }
     if (IS("--buf-min")) { sc->client.buf_min = v * 86400; return 0; }
     if (IS("--buf-add")) { sc->client.buf_add = v * 86400; return 0; }
     if (IS("--conn-interval")) { sc->client.conn_interval = v; return 0; }

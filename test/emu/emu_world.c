@@ -86,6 +86,8 @@ struct world {
     double shares[EMU_MAX_PROJ];
     int nproj;
     struct emu_names files;        /* input file names -> ids */
+    int *result_host;              /* result name id -> host index it was last sent to */
+    long cap_result_host;
     long *file_hosts;              /* id -> distinct hosts that fetched it */
     long cap_file_hosts;
     struct emu_keyset file_host;   /* (file, host) pairs */
@@ -193,6 +195,25 @@ static uint64_t job_key(const char *wu_name)
     return u ? strtoull(u + 1, NULL, 10) : 0;
 }
 
+/* Make room for result name id in result_host.  Returns 0 or -1. */
+static int result_host_grow(struct world *w, int id)
+{
+    if (id >= w->cap_result_host) {
+        long cap = w->cap_result_host ? w->cap_result_host * 2 : 4096, i;
+        int *v;
+        while (cap <= id)
+            cap *= 2;
+        v = realloc(w->result_host, sizeof *v * (size_t)cap);
+        if (!v)
+            return -1;
+        for (i = w->cap_result_host; i < cap; i++)
+            v[i] = -1;
+        w->result_host = v;
+        w->cap_result_host = cap;
+    }
+    return 0;
+}
+
 static void rpc_real(struct world *w, struct whost *h, const struct emu_ask *ask, double now)
 {
     const struct emu_scenario *sc = w->sc;
@@ -257,17 +278,21 @@ static void rpc_real(struct world *w, struct whost *h, const struct emu_ask *ask
         const struct emu_rwu *wu = emu_reply_wu(rp, res->wu_name);
         const struct emu_rav *av = emu_reply_av(rp, res->version_num, res->plan_class);
         struct emu_new_job *j = &w->jobs[a.njobs];
-        int added;
-        if (emu_names_add(&w->results, res->name, &added) < 0) {
+        int added, id = emu_names_add(&w->results, res->name, &added);
+        if (id < 0 || result_host_grow(w, id) < 0) {
             w->oom = 1;
             return;
         }
         w->out->results_received++;
-        if (!added) {
+        if (!added && w->result_host[id] == h->index) {
+            /* sent again to the host that lost it ("resend lost results") */
+            w->out->resends_received++;
+        } else if (!added) {
             w->out->double_sends++;
             fprintf(stderr, "emu: result %s sent a second time (host index %d)\n", res->name,
                     h->index);
         }
+        w->result_host[id] = h->index;
         if (!wu || !av) {
             fprintf(stderr, "emu: reply without the workunit or app version of %s\n", res->name);
             w->out->rpcs_failed++;
@@ -474,6 +499,7 @@ static void world_free(struct world *w)
             emu_client_free(&w->hosts[i].c);
     free(w->hosts);
     free(w->file_hosts);
+    free(w->result_host);
     emu_names_free(&w->files);
     emu_names_free(&w->results);
     emu_keyset_free(&w->file_host);
@@ -601,6 +627,11 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
             struct whost *h = &w.hosts[order[i]];
             struct emu_ask ask;
             int k;
+            if (sc->lose_queue_per_day > 0 &&
+                emu_uniform(&w.rng) < sc->lose_queue_per_day * sc->dt / 86400) {
+                w.out->jobs_forgotten += emu_client_reset_project(&h->c, 0);
+                w.out->queue_losses++;
+            }
             if (emu_avail_update(&h->av, t, &w.rng)) {
                 h->c.need_sched = 1;
                 h->c.need_check = 1;
@@ -733,6 +764,9 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
     printf("  jobs finished %ld (%ld late); results received %ld, acked %ld; double sends %ld; "
            "abandoned %ld\n", o->jobs_finished, o->jobs_late, o->results_received,
            o->reports_acked, o->double_sends, o->abandoned);
+    if (sc->lose_queue_per_day > 0)
+        printf("  queues lost: %ld (%ld jobs forgotten), results resent to the same host %ld\n",
+               o->queue_losses, o->jobs_forgotten, o->resends_received);
     printf("  RPCs %ld (%ld failed, %ld work requests answered without a job, %.2f per job), "
            "stub RPCs %ld, SQL statements %lu\n", o->rpcs, o->rpcs_failed, o->no_work_replies,
            o->rpcs_per_job, o->rpcs_stub, o->statements);

@@ -37,6 +37,8 @@ struct emu_scenario {
     int nhosts, nusers;
     struct emu_pop_params pop;
     double life_days;              /* churn: mean lifetime; 0 = none */
+    double lose_queue_per_day;     /* chance per host and day that its client forgets
+                                    * all its jobs of the project ("reset project") */
     /* clients */
     struct emu_client_params client;
     double error_f;                /* jobs take f times their estimate */
@@ -97,6 +99,9 @@ struct emu_outcome {
     long deletes;                  /* <delete_file_info> received */
     long double_sends;             /* a result name received twice */
     long abandoned;                /* results lost with departing hosts */
+    long queue_losses;             /* "reset project" events (lose_queue_per_day) */
+    long jobs_forgotten;           /* jobs the clients forgot in them */
+    long resends_received;         /* a result name received again by the same host */
     long hosts_total, departures;
     long jobs_finished, jobs_late;
     struct emu_batch_db db;

@@ -187,6 +187,20 @@ static void test_client(void)
     TAP_EQ_DBL(bytes_got, 1000, 0, "its input file was fetched");
     TAP_CHECK(emu_client_holds(&c, 0), "and is held sticky");
     TAP_EQ_DBL(emu_job_time_left(&c, &c.jobs[0]), 100, 1e-9, "estimate: 100 s");
+
+    /* "reset project" on a copy of this state: the job and its file go */
+    {
+        struct emu_client r = c;
+        struct emu_job job = c.jobs[0];
+        struct emu_held_file held = c.files[0];
+        r.jobs = &job;
+        r.files = &held;
+        job.done = 5e10;
+        TAP_EQ_INT(emu_client_reset_project(&r, 0), 1, "reset: one job forgotten");
+        TAP_EQ_INT(r.njobs + r.nfiles, 0, "reset: no job and no file left");
+        TAP_EQ_DBL(r.wasted_flops - c.wasted_flops, 5e10, 1, "reset: its work is wasted");
+        TAP_EQ_INT((int)r.proj[0].hostid, (int)c.proj[0].hostid, "reset: the host id stays");
+    }
     for (t = 0; t < 300; t += 60)
         emu_client_advance(&c, t, 60);
     TAP_EQ_DBL(c.jobs[0].finished, 200, 1e-6, "it finished at 200 s");
