@@ -925,6 +925,13 @@ replied_unavailable:
                  "%d lost, %d aborts, %lu retries", rs->hostid, rs->user.id,
                  (long long)rs->req.rpc_seqno, rs->nreported, rs->njobs, rs->nresent, rs->nlost,
                  rs->naborts, stats->retries);
+        ctx->total_resent += (unsigned long)rs->nresent;
+        ctx->total_lost += (unsigned long)rs->nlost;
+        ctx->total_aborts += (unsigned long)rs->naborts;
+        if (rs->nresent || rs->nlost)
+            log_info("lost jobs in this process so far: %lu sent again, %lu marked lost, "
+                     "%lu aborts, in %lu requests", ctx->total_resent, ctx->total_lost,
+                     ctx->total_aborts, ctx->nrequests);
     }
     if (out->oom) {
         buf_reset(out);

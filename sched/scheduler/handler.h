@@ -134,6 +134,8 @@ struct sched_ctx {
     unsigned long nrequests;
     time_t db_down_until;          /* after a failure: answer "later" without trying */
     double typical_fpops;          /* moving average of candidates' rsc_fpops_est */
+    /* lost jobs since the process started, for the summary in the log */
+    unsigned long total_resent, total_lost, total_aborts;
 };
 
 /*

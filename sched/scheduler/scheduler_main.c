@@ -56,8 +56,9 @@ static int run_once(struct sched_ctx *ctx)
     }
     sched_handle(ctx, body.p ? body.p : "", body.len, &out, &st);
     fwrite(out.p, 1, out.len, stdout);
-    fprintf(stderr, "outcome=%s jobs=%d reported=%d statements=%lu\n", st.outcome,
-            st.jobs_sent, st.results_reported, st.statements);
+    fprintf(stderr, "outcome=%s jobs=%d reported=%d statements=%lu resent=%d lost=%d "
+            "aborts=%d\n", st.outcome, st.jobs_sent, st.results_reported, st.statements,
+            st.jobs_resent, st.results_lost, st.results_aborted);
     buf_free(&body);
     buf_free(&out);
     return strcmp(st.outcome, "ok") == 0 ? 0 : 1;
