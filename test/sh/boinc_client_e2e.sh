@@ -26,215 +26,49 @@
 # 270) bounds the whole test.  Prints TAP; exit status 1 on any failure.
 set -u
 
-t0=$(date +%s)
-BUDGET=${E2E_BUDGET:-270}
 NJOBS=24        # job j uses files j/3 and j/3 + 1
 NFILES=9
 NCPUS=4
 JOB_SLEEP=2
 
 . "$(dirname "${BASH_SOURCE[0]}")/tap.bash"
-gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e "/proc/$1" ]; }
-elapsed() { echo $(($(date +%s) - t0)); }
-left() { echo $((t0 + BUDGET - $(date +%s))); }
+. "$(dirname "${BASH_SOURCE[0]}")/boinc_e2e.bash"
 
-# ---------------------------------------------------------------- needs
-for v in LOCSCHED_CONFIG MASTER_URL PROJECT_DIR SANDBOX_DIR DB_SOCKET DB_USER DB_PASSWORD DB_NAME; do
-    [ -n "${!v:-}" ] || bail "$v is not set (run through test/run_suite, or eval \"\$(tools/sandbox env)\")"
-done
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-top_srcdir=${top_srcdir:-$here/../..}
-top_builddir=${top_builddir:-${LOCSCHED_BUILD_DIR:-$top_srcdir}}
-top_srcdir=$(cd "$top_srcdir" && pwd)
-top_builddir=$(cd "$top_builddir" && pwd)
-for c in boinc boinccmd md5sum; do
-    command -v "$c" >/dev/null 2>&1 || bail "$c is not installed (Debian package boinc-client / coreutils; tools/install_deps)"
-done
-MARIADB=$(command -v mariadb || command -v mysql) || bail "the mariadb client is not installed"
-APACHE=$(command -v apache2 || command -v httpd || ls /usr/sbin/apache2 2>/dev/null) || bail "apache2 not found"
-APP=$top_builddir/test/app/locsched_test_app
-[ -x "$APP" ] || bail "$APP is not built (configure needs libboinc-app-dev)"
-for t in create_account add_app_version create_batch; do
-    [ -x "$top_builddir/tools/$t" ] || bail "$top_builddir/tools/$t is not built"
-done
-DEMO_CLIENT=$top_srcdir/tools/demo_client
-[ -x "$DEMO_CLIENT" ] || bail "$DEMO_CLIENT is missing"
-KEY=$PROJECT_DIR/keys/code_sign_private.pem
-[ -r "$KEY" ] || bail "no code-signing key $KEY (tools/sandbox makes one)"
-AP_CONF=$SANDBOX_DIR/apache/httpd.conf
-[ -f "$AP_CONF" ] || bail "no $AP_CONF: is the sandbox running?"
-
+e2e_init boinc-e2e
 LOCALITY=1
 [ "${LOCSCHED_E2E_PLAIN:-0}" = 1 ] && LOCALITY=0
-DAEMONS=(work_generator transitioner locality_daemon)
 if [ "$LOCALITY" = 1 ]; then
     "$top_builddir/tools/create_batch" --help 2>&1 | grep -q -- '--locality' ||
         bail "create_batch has no --locality: the locality scheduler is not built"
-    for d in "${DAEMONS[@]}"; do
-        [ -x "$top_builddir/daemons/$d" ] || bail "$top_builddir/daemons/$d is not built (the locality daemons are needed; LOCSCHED_E2E_PLAIN=1 runs the plain flow)"
-    done
 fi
-
-sql() {
-    MYSQL_PWD=$DB_PASSWORD "$MARIADB" --no-defaults --socket="$DB_SOCKET" -u "$DB_USER" \
-        --batch --skip-column-names "$DB_NAME" -e "$1"
-}
-sql "SELECT 1" >/dev/null 2>&1 || bail "cannot query the database $DB_NAME through $DB_SOCKET"
-
-# ---------------------------------------------------------------- folders
-E2E=$top_builddir/test/boinc-e2e
-CLIENT=$E2E/client
-W=$E2E/work
-if [ -f "$CLIENT/boinc.pid" ]; then
-    # a client left by an interrupted run: stop it by its PID
-    old=$(tr -dc '0-9' <"$CLIENT/boinc.pid")
-    if [ -n "$old" ] && tr '\0' ' ' <"/proc/$old/cmdline" 2>/dev/null | grep -q -- "--dir $CLIENT "; then
-        echo "# stopping a client left by an earlier run (pid $old)"
-        kill -TERM "$old" 2>/dev/null
-        sleep 3
-        kill -KILL "$old" 2>/dev/null
-    fi
-fi
-rm -rf "$E2E"
-mkdir -p "$CLIENT" "$W" || bail "cannot create $E2E"
-
-# ---------------------------------------------------------------- cleanup
-CONF_SAVED=$W/locsched.conf.orig
-demo_pid="" daemon_pids=() conf_changed=0
-graceful() {
-    "$APACHE" -f "$AP_CONF" -k graceful </dev/null >/dev/null 2>&1
-}
-cleanup() {
-    local p i
-    if [ -n "$demo_pid" ] && kill -0 "$demo_pid" 2>/dev/null; then
-        kill -TERM "$demo_pid" 2>/dev/null
-        for ((i = 0; i < 300; i++)); do
-            kill -0 "$demo_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$demo_pid" 2>/dev/null
-        wait "$demo_pid" 2>/dev/null
-    fi
-    # the client, should demo_client have failed to stop it
-    if [ -f "$CLIENT/boinc.pid" ]; then
-        p=$(tr -dc '0-9' <"$CLIENT/boinc.pid")
-        if [ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--dir $CLIENT "; then
-            kill -KILL "$p" 2>/dev/null
-        fi
-    fi
-    for p in "${daemon_pids[@]}"; do
-        kill -TERM "$p" 2>/dev/null
-    done
-    for p in "${daemon_pids[@]}"; do
-        for ((i = 0; i < 100; i++)); do
-            kill -0 "$p" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    daemon_pids=()
-    if [ "$conf_changed" = 1 ]; then
-        cat "$CONF_SAVED" >"$LOCSCHED_CONFIG" && graceful
-        conf_changed=0
-    fi
-}
-trap cleanup EXIT
-trap 'echo "# interrupted"; exit 1' INT TERM
 
 # ---------------------------------------------------------------- config
-# set_conf KEY VALUE: in the sandbox's locsched.conf (a key may appear once)
-set_conf() {
-    if grep -Eq "^[[:space:]]*$1[[:space:]]*=" "$LOCSCHED_CONFIG"; then
-        sed -i -E "s|^[[:space:]]*$1[[:space:]]*=.*|$1 = $2|" "$LOCSCHED_CONFIG"
-    else
-        printf '%s = %s\n' "$1" "$2" >>"$LOCSCHED_CONFIG"
-    fi
-}
-cp -p "$LOCSCHED_CONFIG" "$CONF_SAVED" || bail "cannot save $LOCSCHED_CONFIG"
-conf_changed=1
-set_conf record_requests 1
+e2e_set_conf record_requests 1
 # when a request gets no work (the client asks while its last jobs run),
 # the default 60-s request_delay would hold back those jobs' reports too
-set_conf no_work_request_delay 10
-# the scheduler reads its configuration when it starts
-graceful || bail "apache2 -k graceful failed for $AP_CONF"
+e2e_set_conf no_work_request_delay 10
+e2e_graceful || bail "apache2 -k graceful failed for $AP_CONF"
 REC=$PROJECT_DIR/recorded
 ls "$REC" >"$W/recorded.before" 2>/dev/null
 
 # ---------------------------------------------------------------- work
-# earlier tests leave unsent jobs and open batches in the shared database;
-# the scheduler would hand them to this client (their app files do not exist)
-retired=$(sql "UPDATE result SET server_state = 5, outcome = 5 WHERE server_state = 2;
-               SELECT ROW_COUNT();")
-closed=$(sql "UPDATE batch SET state = 3 WHERE state IN (0, 1); SELECT ROW_COUNT();")
-echo "# retired $retired unsent result(s) and $closed open batch(es) left by earlier tests"
-
-stamp=$(date +%s)
-AUTH=$("$top_builddir/tools/create_account" --config "$LOCSCHED_CONFIG" --name "e2e client" \
-       --email "e2e-$stamp-$$@test.invalid" 2>"$W/create_account.err")
-[ -n "$AUTH" ] || { cat "$W/create_account.err"; bail "create_account failed"; }
-USERID=$(sql "SELECT id FROM user WHERE authenticator = '$AUTH'")
-[ -n "$USERID" ] || bail "the new account is not in the database"
-
-VERSION=$((stamp - 1700000000))
-APPNAME=locsched_e2e
-APPFILE=$W/locsched_test_app_${VERSION}_x86_64-pc-linux-gnu
-cp "$APP" "$APPFILE" || bail "cannot copy $APP"
-"$top_builddir/tools/add_app_version" --config "$LOCSCHED_CONFIG" --app "$APPNAME" \
-    --version "$VERSION" --file "$APPFILE" --key "$KEY" >"$W/add_app_version.out" 2>&1 ||
-    { cat "$W/add_app_version.out"; bail "add_app_version failed"; }
-
-BATCH=e2e_${stamp}_$$
-: >"$W/files"
-for ((i = 0; i < NFILES; i++)); do
-    head -c $((2000 + 1500 * i)) /dev/urandom >"$W/${BATCH}_in$i"
-    echo "${BATCH}_in$i $W/${BATCH}_in$i" >>"$W/files"
-done
+e2e_retire_leftovers
+e2e_account
+e2e_app
 : >"$W/jobs"
 for ((j = 0; j < NJOBS; j++)); do
     # estimated at hours (1e13 flops), done in seconds: with no work
     # buffer the client asks for about one job per idle CPU at a time
     echo "$((j / 3)) 2 1e13 --sleep $JOB_SLEEP" >>"$W/jobs"
 done
-batch_args=(--config "$LOCSCHED_CONFIG" --name "$BATCH" --app "$APPNAME" --files "$W/files"
-            --jobs "$W/jobs" --delay-bound 604800 --max-out-bytes 100000)
+batch_args=(--delay-bound 604800 --max-out-bytes 100000)
 [ "$LOCALITY" = 1 ] && batch_args+=(--locality --cursors 1)
-"$top_builddir/tools/create_batch" "${batch_args[@]}" >"$W/create_batch.out" 2>&1 ||
-    { cat "$W/create_batch.out"; bail "create_batch failed"; }
-BATCHID=$(sql "SELECT id FROM batch WHERE name = '$BATCH'")
-[ -n "$BATCHID" ] || bail "batch $BATCH is not in the database"
+e2e_batch "e2e_${stamp}_$$" "$NFILES" "$W/jobs" "${batch_args[@]}"
 echo "# [$(elapsed) s] account #$USERID, app $APPNAME version $VERSION, batch #$BATCHID $BATCH: $NJOBS jobs over $NFILES files$([ "$LOCALITY" = 1 ] && echo ', locality')"
-
-# the daemons: those of the sandbox ("tools/sandbox daemons") if they run,
-# else our own for the length of the test
-if [ "$LOCALITY" = 1 ]; then
-    for d in "${DAEMONS[@]}"; do
-        p=$({ tr -dc '0-9' <"$SANDBOX_DIR/daemons/$d.pid"; } 2>/dev/null)
-        if [ -n "$p" ] && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "/$d --config"; then
-            echo "# $d of the sandbox runs (pid $p)"
-            continue
-        fi
-        "$top_builddir/daemons/$d" --config "$LOCSCHED_CONFIG" --sleep 1 \
-            >"$E2E/$d.log" 2>&1 </dev/null &
-        daemon_pids+=("$!")
-        sleep 0.5
-        kill -0 "$!" 2>/dev/null || { cat "$E2E/$d.log"; bail "$d exited at once"; }
-    done
-fi
+[ "$LOCALITY" = 1 ] && e2e_daemons
 
 # ---------------------------------------------------------------- client
-"$DEMO_CLIENT" --no-setup --client-dir "$CLIENT" --auth "$AUTH" --ncpus "$NCPUS" \
-    --timeout "$(left)" >"$E2E/demo_client.out" 2>&1 </dev/null &
-demo_pid=$!
-LOG=$CLIENT/client.log
-for ((i = 0; i < 300; i++)); do
-    [ -s "$CLIENT/gui_rpc_port" ] && [ -s "$CLIENT/gui_rpc_auth.cfg" ] && break
-    kill -0 "$demo_pid" 2>/dev/null || { cat "$E2E/demo_client.out"; bail "demo_client failed"; }
-    sleep 0.1
-done
-PORT=$(cat "$CLIENT/gui_rpc_port" 2>/dev/null)
-bc() { boinccmd --host "127.0.0.1:$PORT" --passwd "$(cat "$CLIENT/gui_rpc_auth.cfg")" "$@"; }
+e2e_client "$NCPUS"
 
 # progress COUNTS: results of the batch reported, successful; cursor state
 count_over() { sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND server_state = 5"; }
@@ -294,14 +128,7 @@ bc --get_tasks >"$E2E/get_tasks.txt" 2>&1
 bc --get_project_status >"$E2E/get_project_status.txt" 2>&1
 
 # ---------------------------------------------------------------- stop
-# demo_client stops the client: boinccmd --quit, then signals by PID
-CPID=$(cat "$CLIENT/boinc.pid" 2>/dev/null)
-kill -TERM "$demo_pid" 2>/dev/null
-for ((i = 0; i < 300; i++)); do
-    kill -0 "$demo_pid" 2>/dev/null || break
-    sleep 0.1
-done
-wait "$demo_pid" 2>/dev/null
+e2e_client_stop
 check "demo_client stopped" gone "$demo_pid"
 check "the client stopped (pid $CPID)" gone "${CPID:-0}"
 check "the client quit through boinccmd --quit" grep -q 'Exiting' "$LOG"
