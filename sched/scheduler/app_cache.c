@@ -167,8 +167,10 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     for (i = 0; i < ac->nbatches; i++) {
         if (ac->batches[i].batch_id == batch_id) {
             bf = &ac->batches[i];
-            if (now - bf->loaded_at < BATCH_FILES_TTL && now >= bf->loaded_at)
+            if (now - bf->loaded_at < BATCH_FILES_TTL && now >= bf->loaded_at) {
+                bf->last_use = ++ac->batch_uses;
                 return bf;
+            }
             break;
         }
     }
@@ -185,12 +187,14 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     }
     if (!bf) {
         if (ac->nbatches == APP_CACHE_MAX_BATCHES) {
-            /* evict the oldest */
-            int oldest = 0;
+            /* evict the least recently used: never one that this request
+             * uses, so that its pointers stay valid until the reply is
+             * written (a request uses far fewer than APP_CACHE_MAX_BATCHES) */
+            int lru = 0;
             for (i = 1; i < ac->nbatches; i++)
-                if (ac->batches[i].loaded_at < ac->batches[oldest].loaded_at)
-                    oldest = i;
-            bf = &ac->batches[oldest];
+                if (ac->batches[i].last_use < ac->batches[lru].last_use)
+                    lru = i;
+            bf = &ac->batches[lru];
         } else {
             bf = &ac->batches[ac->nbatches++];
             memset(bf, 0, sizeof *bf);
@@ -207,6 +211,7 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     bf->nfiles = x.n;
     bf->first_num = x.n ? x.files[0].file_num : 0;
     bf->loaded_at = now;
+    bf->last_use = ++ac->batch_uses;
     /* file_num must be contiguous for direct indexing */
     for (i = 0; i < x.n; i++) {
         if (x.files[i].file_num != bf->first_num + i) {

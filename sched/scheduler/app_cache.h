@@ -50,6 +50,7 @@ struct batch_files {
     int *by_name;                /* indices into files, sorted by name */
     char *pool;                  /* names and URLs */
     time_t loaded_at;
+    unsigned long last_use;      /* app_cache.batch_uses when last returned */
 };
 
 struct app_cache {
@@ -58,6 +59,7 @@ struct app_cache {
     time_t loaded_at;
     struct batch_files batches[APP_CACHE_MAX_BATCHES];
     int nbatches;
+    unsigned long batch_uses;    /* counts app_cache_batch() answers, for LRU */
     /* active batches (state IN_PROGRESS), refreshed with the app versions */
     int nactive_plain;
     int nactive_locality;
@@ -82,7 +84,10 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now);
  * tools that must see a new batch at once). */
 void app_cache_invalidate(struct app_cache *ac);
 
-/* The files of a batch (loading them if needed); NULL on error. */
+/* The files of a batch (loading them if needed); NULL on error.  The
+ * answer stays valid until APP_CACHE_MAX_BATCHES other batches have been
+ * asked for (least recently used eviction), or until it is reloaded
+ * after BATCH_FILES_TTL. */
 const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
                                           time_t now);
 

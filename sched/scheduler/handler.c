@@ -29,7 +29,7 @@
 #include "job_source.h"
 #include "log.h"
 #include "lost_jobs.h"
-#include "reply.h"
+#include "reply_build.h"
 
 const char *no_work_reason_name(enum no_work_reason r)
 {

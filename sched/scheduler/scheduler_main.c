@@ -23,7 +23,7 @@
 #include "handler.h"
 #include "sched_limits.h"
 #include "log.h"
-#include "reply.h"
+#include "reply_build.h"
 
 static void usage(FILE *out)
 {
