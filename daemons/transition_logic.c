@@ -49,6 +49,8 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
             d->nunsent++;
         } else if (state == RS_IN_PROGRESS) {
             d->ninprogress++;
+            if (r->replica_flags & TL_HOST_LOST)
+                d->nlost++;
         } else if (state == RS_OVER && outcome == RO_SUCCESS) {
             d->nsuccess++;
             if (!first_success || earlier(r, first_success))
@@ -70,12 +72,16 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
         } else if (d->nerror > wu->max_error_results) {
             d->error_mask |= TL_ERR_TOO_MANY_ERRORS;
         } else {
-            int need = want - (d->nsuccess + d->nunsent + d->ninprogress);
+            int live = d->nsuccess + d->nunsent + d->ninprogress - d->nlost;
+            int need = want - live;
             if (need > 0) {
-                if (d->ntotal + need > wu->max_total_results)
-                    d->error_mask |= TL_ERR_TOO_MANY_TOTAL;
-                else
+                if (d->ntotal + need <= wu->max_total_results)
                     d->nnew = need;
+                else if (d->nlost > 0)   /* the originals may still come back */
+                    d->nnew = wu->max_total_results > d->ntotal
+                                  ? wu->max_total_results - d->ntotal : 0;
+                else
+                    d->error_mask |= TL_ERR_TOO_MANY_TOTAL;
             }
         }
     }

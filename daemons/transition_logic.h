@@ -19,7 +19,14 @@
  *     which are the host's fault, not the job's) set TOO_MANY_ERRORS;
  *   - else results are added until successes + unsent + in progress
  *     reach max(target_nresults, min_quorum), unless that would make more
- *     than max_total_results results (TOO_MANY_TOTAL);
+ *     than max_total_results results (TOO_MANY_TOTAL); a result in
+ *     progress whose host is presumed gone (TL_HOST_LOST) does not count
+ *     as in progress here, so it gets a new replica; it still counts if
+ *     it is reported (a success like any other), and while such results
+ *     may come back, max_total_results only caps the new results (no
+ *     error);
+ *   - a backup (TL_BACKUP, a tail replica) counts like any result: while
+ *     it is in progress the job has one result more than it needs;
  *   - once finished (canonical result or error), results not sent yet
  *     become OVER with outcome DIDNT_NEED.
  */
@@ -44,6 +51,9 @@ struct tl_wu {
     int error_mask;
 };
 
+/* result.replica_flags bits (db_lost.h's RF_*) */
+enum { TL_BACKUP = 1, TL_HOST_LOST = 2 };
+
 struct tl_result {
     int id;
     int server_state;         /* RS_* of db_sched.h */
@@ -51,6 +61,7 @@ struct tl_result {
     int validate_state;       /* TL_VALIDATE_* */
     int received_time;
     int report_deadline;
+    int replica_flags;        /* TL_BACKUP, TL_HOST_LOST */
 };
 
 /* What to do with one result. */
@@ -70,6 +81,7 @@ struct tl_decision {
     int ntimeout, ngrant, ndidnt_need;
     /* counts after the timeouts, for log lines */
     int nsuccess, nerror, nunsent, ninprogress, ntotal;
+    int nlost;                /* of the in progress, those whose host is presumed gone */
 };
 
 /*

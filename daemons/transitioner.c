@@ -20,6 +20,9 @@
  *      all past their last job, a plain batch whose workunits are all
  *      finished, becomes COMPLETE (one transaction per batch, its row
  *      locked).
+ * Before step 1, every TR_LOST_INTERVAL seconds: hosts silent far beyond
+ * their rhythm are presumed gone and their workunits made due
+ * (lost_hosts.h), so that step 1 gives them new results in the same pass.
  * Every few minutes (and at the first pass) a sweep finds cursors and
  * batches whose step 2 or 3 was lost, e.g. by a crash between two
  * transactions.
@@ -34,12 +37,14 @@
 #include "db_admin.h"
 #include "db_daemon.h"
 #include "log.h"
+#include "lost_hosts.h"
 #include "transition_logic.h"
 
 #define TR_CHUNK 500              /* workunits listed at a time */
 #define TR_MAX_RESULTS 256        /* results of one workunit we handle */
 #define TR_SWEEP_INTERVAL 300     /* seconds between safety sweeps */
 #define TR_NAME_TRIES 50          /* result names tried when one is taken */
+#define TR_LOST_INTERVAL 60       /* seconds between scans for hosts presumed gone */
 
 /* A set of ids (cursors, batches) touched in a chunk. */
 struct idset {
@@ -87,6 +92,7 @@ struct tr_state {
     struct idset cursors, batches;
     int ids[TR_CHUNK];
     time_t last_sweep;
+    time_t last_lost_scan;
     long changes;             /* cursors advanced and batches completed */
 };
 
@@ -220,6 +226,7 @@ static int wu_body(struct db_conn *c, void *arg)
         t->tl[i].validate_state = t->res[i].validate_state;
         t->tl[i].received_time = t->res[i].received_time;
         t->tl[i].report_deadline = t->res[i].report_deadline;
+        t->tl[i].replica_flags = t->res[i].replica_flags;
     }
     tw.min_quorum = t->wu.min_quorum;
     tw.target_nresults = t->wu.target_nresults;
@@ -546,6 +553,12 @@ long transitioner_pass(struct daemon *d)
     int r;
 
     s->changes = 0;
+    if (s->last_lost_scan == 0 || d->now - s->last_lost_scan >= TR_LOST_INTERVAL) {
+        long lost = lost_hosts_step(d);
+        s->last_lost_scan = d->now;
+        if (lost > 0)
+            s->changes += lost;
+    }
     r = workunits(d, s, 0, &done, &failed);
     if (r == DB_OK && !daemon_should_stop(d))
         r = workunits(d, s, 1, &done, &failed);

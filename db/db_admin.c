@@ -115,16 +115,17 @@ int db_batch_create(struct db_conn *c, const struct db_batch_new *b, int now, in
     static const char sql[] =
         "INSERT INTO batch (create_time, name, appid, state, locality, njobs, nfiles, "
         "delay_bound, target_nresults, min_quorum, max_error_results, max_total_results, "
-        "rsc_memory_bound, rsc_disk_bound, max_out_nbytes, description) "
-        "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        "rsc_memory_bound, rsc_disk_bound, max_out_nbytes, description, total_fpops) "
+        "VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     struct db_batch_new x = *b;
     struct db_val p[] = { DBV_INT(now), DBV_STR(x.name), DBV_INT(x.appid), DBV_INT(x.locality),
                           DBV_INT(x.njobs), DBV_INT(x.nfiles), DBV_INT(x.delay_bound),
                           DBV_INT(x.target_nresults), DBV_INT(x.min_quorum),
                           DBV_INT(x.max_error_results), DBV_INT(x.max_total_results),
                           DBV_DBL(x.rsc_memory_bound), DBV_DBL(x.rsc_disk_bound),
-                          DBV_DBL(x.max_out_nbytes), DBV_STR(nz(x.description)) };
-    int r = db_exec(c, S_BATCH_INS, sql, p, 15, NULL, "create batch");
+                          DBV_DBL(x.max_out_nbytes), DBV_STR(nz(x.description)),
+                          DBV_DBL(x.total_fpops) };
+    int r = db_exec(c, S_BATCH_INS, sql, p, 16, NULL, "create batch");
     if (r == DB_OK)
         *id = (int)db_insert_id(c, S_BATCH_INS);
     return r;

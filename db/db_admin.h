@@ -34,6 +34,7 @@ struct db_batch_new {
     int appid, locality, njobs, nfiles, delay_bound;
     int target_nresults, min_quorum, max_error_results, max_total_results;
     double rsc_memory_bound, rsc_disk_bound, max_out_nbytes;
+    double total_fpops;            /* flops of the jobs times target_nresults */
 };
 int db_batch_create(struct db_conn *c, const struct db_batch_new *b, int now, int *id);
 int db_batch_set_state(struct db_conn *c, int batch_id, int state);

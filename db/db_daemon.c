@@ -265,7 +265,8 @@ int db_tr_results_lock(struct db_conn *c, int wuid, struct db_tr_result *out, in
     /* uk_result_wu_user (workunitid, userid) */
     static const char sql[] =
         "SELECT id, server_state, outcome, validate_state, received_time, report_deadline, "
-        "hostid, IFNULL(userid, 0) FROM result WHERE workunitid = ? ORDER BY id FOR UPDATE";
+        "hostid, IFNULL(userid, 0), replica_flags FROM result WHERE workunitid = ? "
+        "ORDER BY id FOR UPDATE";
     struct results_ctx x;
     struct db_val p[] = { DBV_INT(wuid) };
     char what[64];
@@ -280,8 +281,9 @@ int db_tr_results_lock(struct db_conn *c, int wuid, struct db_tr_result *out, in
             DBV_INT(x.cur.id), DBV_INT(x.cur.server_state), DBV_INT(x.cur.outcome),
             DBV_INT(x.cur.validate_state), DBV_INT(x.cur.received_time),
             DBV_INT(x.cur.report_deadline), DBV_INT(x.cur.hostid), DBV_INT(x.cur.userid),
+            DBV_INT(x.cur.replica_flags),
         };
-        r = db_query(c, SLOT_TR_RESULTS_LOCK, sql, p, 1, cols, 8, results_row, &x, NULL, what);
+        r = db_query(c, SLOT_TR_RESULTS_LOCK, sql, p, 1, cols, 9, results_row, &x, NULL, what);
     }
     *n = x.n;
     if (r == DB_OK && x.too_many) {

@@ -106,6 +106,7 @@ struct db_tr_result {
     int server_state, outcome, validate_state;
     int received_time, report_deadline;
     int hostid, userid;       /* userid 0 while unsent */
+    int replica_flags;        /* RF_* of db_lost.h */
 };
 
 /* Lock all results of a workunit (FOR UPDATE), in id order, into

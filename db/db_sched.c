@@ -47,6 +47,8 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "SELECT u.id, u.authenticator, u.name, "
         "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
         "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), "
+        "IFNULL(h.rpc_time,0), IFNULL(h.rpc_gap_avg,0), IFNULL(h.rpc_gap_dev,0), "
+        "IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
         "(SELECT COUNT(*) FROM result x FORCE INDEX (ind_res_host_state) "
         " WHERE x.hostid = h.id AND x.server_state = 4) "
@@ -71,10 +73,12 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
             DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
             DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time),
+            DBV_INT(x.h.rpc_time), DBV_DBL(x.h.rpc_gap_avg), DBV_DBL(x.h.rpc_gap_dev),
+            DBV_DBL(x.h.avg_turnaround), DBV_INT(x.h.turnaround_n), DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
             DBV_INT(x.h.n_in_progress),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 12, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 18, auth_row, &x, &n,
                      "look up account and host");
     }
     if (r != DB_OK)
@@ -106,7 +110,8 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         "active_frac=?, gpu_active_frac=?, n_usable_coprocs=?, gpu_nvidia_count=?, "
         "gpu_nvidia_peak_flops=?, gpu_ati_count=?, gpu_ati_peak_flops=?, gpu_intel_count=?, "
         "gpu_intel_peak_flops=?, coprocs=?, duration_correction_factor=?, "
-        "core_client_version=? WHERE id=?";
+        "core_client_version=?, rpc_gap_avg=?, rpc_gap_dev=?, avg_turnaround=?, "
+        "turnaround_n=?, lost_time=0 WHERE id=?";
     struct db_host_update v = *h;
     struct db_val params[] = {
         DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
@@ -123,7 +128,8 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_INT(v.gpu_ati_count), DBV_DBL(v.gpu_ati_peak_flops),
         DBV_INT(v.gpu_intel_count), DBV_DBL(v.gpu_intel_peak_flops),
         DBV_STR(v.coprocs), DBV_DBL(v.duration_correction_factor),
-        DBV_STR(v.core_client_version), DBV_INT(v.id),
+        DBV_STR(v.core_client_version), DBV_DBL(v.rpc_gap_avg), DBV_DBL(v.rpc_gap_dev),
+        DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n), DBV_INT(v.id),
     };
     char what[64];
     const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,
@@ -168,7 +174,7 @@ int db_reported_read(struct db_conn *c, const char *const *names, int n,
 {
     static const char sql[] =
         "SELECT r.id, r.name, r.hostid, r.server_state, r.outcome, r.app_version_id, "
-        "r.flops_estimate, w.rsc_fpops_est "
+        "r.flops_estimate, w.rsc_fpops_est, r.sent_time "
         "FROM JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j "
         "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid";
     struct jbuf b = { 0 };
@@ -191,9 +197,9 @@ int db_reported_read(struct db_conn *c, const char *const *names, int n,
         struct db_val cols[] = {
             DBV_INT(x.r.id), DBV_BUF(x.r.name), DBV_INT(x.r.hostid), DBV_INT(x.r.server_state),
             DBV_INT(x.r.outcome), DBV_INT(x.r.app_version_id), DBV_DBL(x.r.flops_estimate),
-            DBV_DBL(x.r.rsc_fpops_est),
+            DBV_DBL(x.r.rsc_fpops_est), DBV_INT(x.r.sent_time),
         };
-        r = db_query(c, SLOT_REPORTED_READ, sql, params, 1, cols, 8, reported_row, &x, NULL,
+        r = db_query(c, SLOT_REPORTED_READ, sql, params, 1, cols, 9, reported_row, &x, NULL,
                      "read reported results");
     }
     free(b.p);

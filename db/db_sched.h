@@ -39,6 +39,11 @@ struct db_host_row {
     double expavg_credit;
     double expavg_time;
     int n_in_progress;      /* its results IN_PROGRESS (an index-only count) */
+    int rpc_time;           /* its previous request (0: none) */
+    double rpc_gap_avg, rpc_gap_dev;   /* its rhythm (host_rhythm.h) */
+    double avg_turnaround;
+    int turnaround_n;
+    int lost_time;          /* presumed gone at (0: not) */
 };
 
 struct db_hav_row {
@@ -79,7 +84,11 @@ struct db_host_update {
     int gpu_nvidia_count, gpu_ati_count, gpu_intel_count;
     double gpu_nvidia_peak_flops, gpu_ati_peak_flops, gpu_intel_peak_flops;
     double duration_correction_factor;
+    double rpc_gap_avg, rpc_gap_dev, avg_turnaround;   /* written as given */
+    int turnaround_n;
 };
+/* Write the host row at the end of a request; lost_time becomes 0 (the
+ * host is back). */
 int db_host_update(struct db_conn *c, const struct db_host_update *h);
 
 /* A reported result as the database knows it. */
@@ -92,6 +101,7 @@ struct db_reported_row {
     int app_version_id;
     double flops_estimate;
     double rsc_fpops_est;
+    int sent_time;
 };
 
 /* Read the results named in names[0..n) (one statement).  row(ctx, r) is

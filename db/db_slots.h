@@ -31,6 +31,11 @@ enum db_slot {
     /* scheduler, lost results (db_sched.c) */
     SLOT_HOST_IN_PROGRESS,
     SLOT_LOST_UPDATE,
+    /* scheduler, tail replicas (db_tail.c) */
+    SLOT_TAIL_CANDS,
+    SLOT_TAIL_WU_LOCK,
+    SLOT_TAIL_BUDGET,
+    SLOT_TAIL_INSERT,
     SLOT_SCHED_END,           /* first slot the scheduler leaves free; < SLOT_ADMIN_FIRST */
     /* admin tools */
     SLOT_ADMIN_FIRST = 40,
@@ -100,6 +105,10 @@ enum db_slot {
     SLOT_LD_MEMBER_RATE,
     SLOT_LD_CURSOR_TEAM,
     SLOT_DAEMON_ID_STEP,
+    /* transitioner, hosts presumed gone (db_lost.c) */
+    SLOT_LOST_HOSTS_LIST,
+    SLOT_LOST_HOST_LOCK,
+    SLOT_LOST_HOST_MARK,
     SLOT_DAEMON_END,          /* must stay <= 140 */
     SLOT_LAST = 159
 };

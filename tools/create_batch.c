@@ -427,6 +427,8 @@ int main(int argc, char **argv)
     bn.rsc_memory_bound = 1e8;
     bn.rsc_disk_bound = 1e9;
     bn.max_out_nbytes = max_out;
+    for (i = 0; i < njobs; i++)
+        bn.total_fpops += jobs[i].fpops * repl;
     if (r == DB_OK)
         r = db_batch_create(db, &bn, now, &batch_id);
     for (i = 0; r == DB_OK && i < nfiles; i++)

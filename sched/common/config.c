@@ -107,6 +107,26 @@ static const struct cfg_key config_table[] = {
       "0: strict job order" },
     { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
       "half-life of expavg_credit, seconds (BOINC: one week)" },
+
+    { "lost_host_gap_factor", CT_DBL, OFF(lost_host_gap_factor), "1.5", 0.5, 100,
+      "a host silent for more than this times (its mean RPC gap + 4 deviations) is "
+      "presumed gone: its results in progress get a new replica" },
+    { "lost_host_min_silence", CT_INT, OFF(lost_host_min_silence), "14400", 600, 365 * 86400,
+      "seconds of silence before any host is presumed gone (the floor)" },
+    { "lost_host_new_silence", CT_INT, OFF(lost_host_new_silence), "86400", 600, 365 * 86400,
+      "seconds of silence before a host whose rhythm is not known yet is presumed gone" },
+    { "tail_budget", CT_DBL, OFF(tail_budget), "0.05", 0, 1,
+      "share of a batch's flops that backup replicas of its tail may take (0: no backups)" },
+    { "tail_gain_ratio", CT_DBL, OFF(tail_gain_ratio), "0.5", 0.01, 1,
+      "a backup is sent only if its expected time is at most this times the original's "
+      "expected remaining time" },
+    { "tail_deadline_factor", CT_DBL, OFF(tail_deadline_factor), "3", 1, 100,
+      "a backup's deadline is this times its expected time (at least an hour, at most the "
+      "job's delay_bound)" },
+    { "tail_min_reports", CT_INT, OFF(tail_min_reports), "1", 0, 1000000,
+      "successful reports a host needs before it gets backups" },
+    { "tail_candidates", CT_INT, OFF(tail_candidates), "16", 1, 128,
+      "oldest results in progress among which a backup is chosen" },
 };
 
 #define NKEYS (sizeof config_table / sizeof config_table[0])

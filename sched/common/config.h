@@ -65,6 +65,16 @@ struct config {
     int locality_window;               /* unsent jobs of a cursor considered per request */
     int locality_file_preference;      /* 1: prefer jobs whose files the host holds */
     double credit_half_life;           /* seconds, BOINC's: one week */
+
+    /* lost hosts and tail replicas (doc/locality.md) */
+    double lost_host_gap_factor;       /* silence limit: factor * (gap avg + 4 dev) */
+    int lost_host_min_silence;         /* seconds: the floor of the limit */
+    int lost_host_new_silence;         /* seconds: the limit without a rhythm */
+    double tail_budget;                /* share of a batch's flops for backups */
+    double tail_gain_ratio;            /* backup time <= ratio * original's remaining */
+    double tail_deadline_factor;       /* backup deadline = factor * its expected time */
+    int tail_min_reports;              /* reports before a host gets backups */
+    int tail_candidates;               /* in-progress results considered */
 };
 
 /* Fill *cfg with the defaults of every key. */

@@ -390,6 +390,8 @@ static int report_row(void *vctx, const struct db_reported_row *row)
     u->peak_swap_size = rr->peak_swap_size;
     u->peak_disk_usage = rr->peak_disk_usage;
     u->stderr_out = rr->stderr_out;
+    if (success && row->sent_time > 0)
+        rhythm_add_turnaround(&rs->rhythm, (double)rs->now - row->sent_time);
     if (success && row->flops_estimate > 0 && row->rsc_fpops_est > 0 &&
         rr->final_elapsed_time > 0 && row->app_version_id > 0) {
         struct db_hav_row *h = hav_get(rs, row->app_version_id, 1);
@@ -678,6 +680,10 @@ static void host_update_from_request(struct request_state *rs, struct db_host_up
     h->gpu_active_frac = q->gpu_active_frac;
     h->n_usable_coprocs = q->n_usable_coprocs;
     h->duration_correction_factor = q->duration_correction_factor;
+    h->rpc_gap_avg = rs->rhythm.gap_avg;
+    h->rpc_gap_dev = rs->rhythm.gap_dev;
+    h->avg_turnaround = rs->rhythm.avg_turnaround;
+    h->turnaround_n = rs->rhythm.turnaround_n;
     coprocs[0] = '\0';
     for (i = 0; i < q->ncoprocs; i++) {
         const struct req_coproc *cp = &q->coprocs[i];
@@ -780,6 +786,12 @@ static int tx_body(struct db_conn *c, void *varg)
         memset(&rs->host, 0, sizeof rs->host);
         rs->host.id = rs->hostid;
     }
+    rs->rhythm.gap_avg = rs->host.rpc_gap_avg;
+    rs->rhythm.gap_dev = rs->host.rpc_gap_dev;
+    rs->rhythm.avg_turnaround = rs->host.avg_turnaround;
+    rs->rhythm.turnaround_n = rs->host.turnaround_n;
+    if (rs->host.rpc_time > 0)
+        rhythm_add_gap(&rs->rhythm, (double)rs->now - rs->host.rpc_time);
 
     r = handle_reports(ctx, rs);
     if (r != DB_OK)

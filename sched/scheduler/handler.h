@@ -21,6 +21,7 @@
 #include "db.h"
 #include "db_sched.h"
 #include "edf.h"
+#include "host_rhythm.h"
 #include "job_source.h"
 #include "sched_limits.h"
 #include "sched_request.h"
@@ -85,6 +86,7 @@ struct request_state {
     struct db_host_row host;
     struct db_hav_row havs[DB_MAX_HAV];
     int nhavs;
+    struct host_rhythm rhythm;     /* the host's, with this request's gap and reports */
     int hostid;
     int send_hostid;               /* tell the client its (new) hostid */
     int auth_failed;

@@ -129,6 +129,7 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
     b.rsc_memory_bound = 1e8;
     b.rsc_disk_bound = 1e9;
     b.max_out_nbytes = 1e6;
+    b.total_fpops = (double)njobs * repl * fpops;
     r = db_batch_create(ctx->db, &b, now, &batch);
     for (i = 0; r == DB_OK && i < nfiles; i++) {
         char fname[128];
@@ -258,6 +259,8 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     b.rsc_memory_bound = 1e8;
     b.rsc_disk_bound = 1e9;
     b.max_out_nbytes = 1e6;
+    for (i = 0; i < njobs; i++)
+        b.total_fpops += fpops * (1 + i % 3) * repl;   /* the jobs' sizes, as below */
     r = db_batch_create(ctx->db, &b, now, &batch);
     if (r == DB_OK)
         r = db_batch_set_state(ctx->db, batch, BS_IN_PROGRESS);

@@ -188,7 +188,7 @@ static int wu_of(int cursor, int job)
 struct res_row {
     int id;
     char name[256];
-    int state, outcome, validate, cursor_id, job_num, appid, batch;
+    int state, outcome, validate, cursor_id, job_num, appid, batch, flags;
     double credit;
 };
 
@@ -213,12 +213,13 @@ static int results_of(int wuid, struct res_list *l)
         DBV_INT(l->cur.id), DBV_BUF(l->cur.name), DBV_INT(l->cur.state), DBV_INT(l->cur.outcome),
         DBV_INT(l->cur.validate), DBV_INT(l->cur.cursor_id), DBV_INT(l->cur.job_num),
         DBV_INT(l->cur.appid), DBV_INT(l->cur.batch), DBV_DBL(l->cur.credit),
+        DBV_INT(l->cur.flags),
     };
     l->n = 0;
     check_db(db_query(ctx.db, 142,
                       "SELECT id, name, server_state, outcome, validate_state, cursor_id, "
-                      "job_num, appid, batch, granted_credit FROM result WHERE workunitid = ? "
-                      "ORDER BY id", p, 1, cols, 10, res_add, l, NULL, "read results"),
+                      "job_num, appid, batch, granted_credit, replica_flags FROM result "
+                      "WHERE workunitid = ? ORDER BY id", p, 1, cols, 11, res_add, l, NULL, "read results"),
              "read results");
     db_commit(ctx.db);
     return l->n;
@@ -645,6 +646,98 @@ static void test_plain_completion_and_mod(void)
     TAP_EQ_INT(batch_state(batch, NULL), BS_COMPLETE, "plain batch complete");
 }
 
+/* A host's rhythm, lost_time and its results' replica_flags. */
+static void set_rhythm(int id, int rpc_time, double gap_avg, double gap_dev)
+{
+    struct db_val p[] = { DBV_INT(rpc_time), DBV_DBL(gap_avg), DBV_DBL(gap_dev), DBV_INT(id) };
+    check_db(db_exec(ctx.db, 157,
+                     "UPDATE host SET rpc_time = ?, rpc_gap_avg = ?, rpc_gap_dev = ?, "
+                     "lost_time = 0 WHERE id = ?", p, 4, NULL, "set rhythm"), "set rhythm");
+    check_db(db_commit(ctx.db), "commit");
+}
+
+static long long lost_time_of(int host)
+{
+    return tu_scalar(&ctx, 158, "SELECT lost_time FROM host WHERE id = ?", host);
+}
+
+/* Hosts silent far beyond their rhythm are presumed gone: their results
+ * in progress get a new replica well before the deadline; the original
+ * still counts when it comes back; a host back in touch is no longer
+ * presumed gone. */
+static void test_lost_hosts(void)
+{
+    char name[64], auth[65];
+    int now = (int)time(NULL), batch, wu[3], h[3], u[3], i, first;
+    struct res_list l;
+    struct wu_row w;
+    struct db_host_update hu;
+
+    snprintf(name, sizeof name, "dmL%ld", (long)time(NULL) % 100000000);
+    batch = tu_batch(&ctx, name, 3, 1, FPOPS, 0, 4 * 86400);
+    first = (int)tu_scalar(&ctx, 156,
+                           "SELECT MIN(id) FROM workunit WHERE batch = ? AND job_num = 0", batch);
+    for (i = 0; i < 3; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "dmlost%d", i);
+        u[i] = tu_user(&ctx, tag, auth);
+        h[i] = host_new(u[i]);
+        wu[i] = first + i;
+        results_of(wu[i], &l);
+        set_result(l.v[0].id, 4, 0, h[i], u[i], now + 3 * 86400, 0);
+    }
+    /* 0: hourly contacts, silent for 20 hours: gone (limit: the 4-hour floor)
+     * 1: contacts every 2 hours, give or take 1, silent 5 hours: limit 9 hours
+     * 2: one contact only, 20 hours ago: limit lost_host_new_silence, a day */
+    set_rhythm(h[0], now - 72000, 3600, 600);
+    set_rhythm(h[1], now - 18000, 7200, 3600);
+    set_rhythm(h[2], now - 72000, 0, 0);
+
+    TAP_EQ_INT(one_pass("transitioner", NULL, NULL, NULL), 0, "transitioner: lost hosts");
+    TAP_CHECK(lost_time_of(h[0]) >= now && lost_time_of(h[0]) <= now + 120,
+              "silent 20 h with an hourly rhythm: presumed gone");
+    TAP_EQ_INT(lost_time_of(h[1]), 0, "silent 5 h, every 2 h give or take 1: not gone");
+    TAP_EQ_INT(lost_time_of(h[2]), 0, "no rhythm yet, silent 20 h: not gone");
+    results_of(wu[0], &l);
+    TAP_EQ_INT(l.n, 2, "the lost host's job got a new result");
+    TAP_EQ_INT(l.v[0].flags, 2, "the original is flagged RF_HOST_LOST");
+    TAP_CHECK(l.v[0].state == 4, "the original stays in progress (it may come back)");
+    TAP_CHECK(l.n == 2 && l.v[1].state == 2 && l.v[1].flags == 0,
+              "the new result is UNSENT and plain");
+    TAP_EQ_INT(results_of(wu[1], &l), 1, "the other jobs get nothing");
+    TAP_EQ_INT(results_of(wu[2], &l), 1, "... nor the new host's");
+
+    /* another pass: nothing more (the host is marked, the job has its replica) */
+    TAP_EQ_INT(one_pass("transitioner", NULL, NULL, NULL), 0, "second pass");
+    TAP_EQ_INT(results_of(wu[0], &l), 2, "no second replacement");
+
+    /* the original comes back first: it is the canonical result, the
+     * replacement is no longer needed */
+    report(wu[0], 0, RO_SUCCESS, h[0], u[0], now);
+    TAP_EQ_INT(one_pass("transitioner", NULL, NULL, NULL), 0, "third pass");
+    results_of(wu[0], &l);
+    get_wu(wu[0], &w);
+    TAP_EQ_INT(w.canonical, l.v[0].id, "the returning original is canonical");
+    TAP_CHECK(l.v[1].state == 5 && l.v[1].outcome == RO_DIDNT_NEED,
+              "its replacement, unsent, is not needed");
+    TAP_CHECK(l.v[0].credit > 0, "the original is credited");
+
+    /* the host is back: its request clears lost_time */
+    memset(&hu, 0, sizeof hu);
+    hu.id = h[0];
+    hu.rpc_time = now;
+    hu.rpc_gap_avg = 3600;
+    check_db(db_host_update(ctx.db, &hu), "host update");
+    check_db(db_commit(ctx.db), "commit");
+    TAP_EQ_INT(lost_time_of(h[0]), 0, "a request clears lost_time");
+
+    /* a day of silence without a rhythm: gone too */
+    set_rhythm(h[2], now - 90000, 0, 0);
+    TAP_EQ_INT(one_pass("transitioner", NULL, NULL, NULL), 0, "fourth pass");
+    TAP_CHECK(lost_time_of(h[2]) > 0, "no rhythm, silent 25 h: presumed gone");
+    TAP_EQ_INT(results_of(wu[2], &l), 2, "its job got a new result");
+}
+
 static void test_locality_daemon(void)
 {
     int now = (int)time(NULL), i;
@@ -786,6 +879,7 @@ int main(void)
     test_transitioner();
     test_locality_completion();
     test_plain_completion_and_mod();
+    test_lost_hosts();
     test_locality_daemon();
     test_skeleton();
     /* leave no active batch behind: the scheduler tests that run next

@@ -7,6 +7,7 @@
  *   U unsent   I inactive   P in progress (deadline given)
  *   S success  E client error   V validate error   C couldn't send
  *   N no reply  X client detached   D didn't need
+ *   L in progress on a host presumed gone   B a backup in progress
  * and expects one action letter per result (K keep, T timeout, G grant,
  * D didn't need), the canonical result, the error mask, the number of new
  * results and whether the workunit finished in this decision.
@@ -90,6 +91,30 @@ static const struct tcase cases[] = {
     { "didn't-need results are not replicas", 1, 1, 3, 6, 0, 0, { { 'D', 0, 0, 0 } }, "K", 0, 0,
       1, 0 },
     { "zero quorum acts as one", 0, 1, 3, 6, 0, 0, { { 'S', 900, 0, 0 } }, "G", 1, 0, 0, 1 },
+    { "host presumed gone: a new replica before the deadline", 1, 1, 3, 6, 0, 0,
+      { { 'L', 0, 2000, 0 } }, "K", 0, 0, 1, 0 },
+    { "lost original and its replacement: nothing more", 1, 1, 3, 6, 0, 0,
+      { { 'L', 0, 2000, 0 }, { 'P', 0, 2000, 0 } }, "KK", 0, 0, 0, 0 },
+    { "lost original and an unsent replacement: nothing more", 1, 1, 3, 6, 0, 0,
+      { { 'L', 0, 2000, 0 }, { 'U', 0, 0, 0 } }, "KK", 0, 0, 0, 0 },
+    { "the lost original comes back first: it is canonical", 1, 1, 3, 6, 0, 0,
+      { { 'S', 900, 0, 0 }, { 'P', 0, 2000, 0 } }, "GK", 1, 0, 0, 1 },
+    { "quorum 2, one replica lost: one new result", 2, 2, 3, 6, 0, 0,
+      { { 'S', 900, 0, 0 }, { 'L', 0, 2000, 0 } }, "GK", 0, 0, 1, 0 },
+    { "quorum 2, the replacement and the lost original both count", 2, 2, 3, 6, 0, 0,
+      { { 'S', 900, 0, 0 }, { 'S', 950, 0, 0 }, { 'S', 940, 0, 0 } }, "GGG", 1, 0, 0, 1 },
+    { "at max_total with a lost original: no error, no new result", 1, 1, 3, 2, 0, 0,
+      { { 'N', 0, 0, 0 }, { 'L', 0, 2000, 0 } }, "KK", 0, 0, 0, 0 },
+    { "two lost, room for one more under max_total", 1, 2, 3, 3, 0, 0,
+      { { 'L', 0, 2000, 0 }, { 'L', 0, 2000, 0 } }, "KK", 0, 0, 1, 0 },
+    { "a lost result past its deadline times out as usual", 1, 1, 3, 6, 0, 0,
+      { { 'L', 0, 10, 0 }, { 'P', 0, 2000, 0 } }, "TK", 0, 0, 0, 0 },
+    { "backup in progress: no new result", 1, 1, 3, 6, 0, 0,
+      { { 'P', 0, 2000, 0 }, { 'B', 0, 1500, 0 } }, "KK", 0, 0, 0, 0 },
+    { "the backup wins: canonical, the original runs on", 1, 1, 3, 6, 0, 0,
+      { { 'P', 0, 2000, 0 }, { 'S', 900, 0, 0 } }, "KG", 2, 0, 0, 1 },
+    { "the backup times out: the original is enough", 1, 1, 3, 6, 0, 0,
+      { { 'P', 0, 2000, 0 }, { 'B', 0, 10, 0 } }, "KT", 0, 0, 0, 0 },
 };
 
 static int make_results(const struct tcase *c, struct tl_result *res)
@@ -107,6 +132,8 @@ static int make_results(const struct tcase *c, struct tl_result *res)
         case 'U': r->server_state = RS_UNSENT; break;
         case 'I': r->server_state = RS_INACTIVE; break;
         case 'P': r->server_state = RS_IN_PROGRESS; break;
+        case 'L': r->server_state = RS_IN_PROGRESS; r->replica_flags = TL_HOST_LOST; break;
+        case 'B': r->server_state = RS_IN_PROGRESS; r->replica_flags = TL_BACKUP; break;
         case 'S': r->outcome = RO_SUCCESS; break;
         case 'E': r->outcome = RO_CLIENT_ERROR; break;
         case 'V': r->outcome = RO_VALIDATE_ERROR; break;
@@ -168,10 +195,10 @@ int main(void)
     {
         struct tl_wu wu = { 1, 3, 3, 9, 0, 0 };
         struct tl_result res[4] = {
-            { 1, RS_IN_PROGRESS, RO_INIT, 0, 0, NOW - 5 },
-            { 2, RS_OVER, RO_CLIENT_ERROR, 0, 0, 0 },
-            { 3, RS_UNSENT, RO_INIT, 0, 0, 0 },
-            { 4, RS_IN_PROGRESS, RO_INIT, 0, 0, NOW + 5 },
+            { 1, RS_IN_PROGRESS, RO_INIT, 0, 0, NOW - 5, 0 },
+            { 2, RS_OVER, RO_CLIENT_ERROR, 0, 0, 0, 0 },
+            { 3, RS_UNSENT, RO_INIT, 0, 0, 0, 0 },
+            { 4, RS_IN_PROGRESS, RO_INIT, 0, 0, NOW + 5, 0 },
         };
         enum tl_action act[4];
         struct tl_decision d;
