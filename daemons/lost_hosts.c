@@ -52,7 +52,7 @@ static int mark_body(struct db_conn *c, void *arg)
     struct db_lost_host h;
     struct db_lost_limits l;
     struct lost_params p;
-    struct host_rhythm rh = { 0, 0, 0, 0 };
+    struct host_rhythm rh = { 0, 0, 0, 0, 0 };
     int r;
 
     t->marked = 0;
@@ -65,6 +65,7 @@ static int mark_body(struct db_conn *c, void *arg)
     limits_of(t->d, &l, &p);
     rh.gap_avg = h.rpc_gap_avg;
     rh.gap_dev = h.rpc_gap_dev;
+    rh.gap_n = h.rpc_gap_n;
     t->silent = (double)t->d->now - h.rpc_time;
     t->limit = rhythm_silence_limit(&rh, &p);
     if (h.lost_time != 0 || !rhythm_presumed_lost(&rh, &p, t->silent))

@@ -70,6 +70,38 @@ static const struct {
         IDS("SELECT DISTINCT bh.host_id AS id FROM batch_host bh "
             "LEFT JOIN locality_cursor c ON c.id = bh.cursor_id "
             "WHERE c.id IS NULL OR c.batch_id <> bh.batch_id") },
+    [DBC_TWO_BACKUPS] = {
+        SLOT_CHECK_TWO_BACKUPS, 0, "find workunits with two backups in progress",
+        IDS("SELECT workunitid AS id FROM result WHERE server_state = 4 "
+            "AND (replica_flags & 1) <> 0 GROUP BY workunitid HAVING COUNT(*) > 1") },
+    [DBC_BACKUP_UNSENT] = {
+        SLOT_CHECK_BACKUP_UNSENT, 0, "find backups not sent",
+        IDS("SELECT id FROM result WHERE (replica_flags & 1) <> 0 AND server_state IN (1, 2)") },
+    [DBC_TOO_MANY_RESULTS] = {
+        SLOT_CHECK_TOO_MANY_RESULTS, 0, "find workunits over max_total_results",
+        IDS("SELECT w.id AS id FROM workunit w JOIN (SELECT workunitid, COUNT(*) AS n "
+            "FROM result GROUP BY workunitid) c ON c.workunitid = w.id "
+            "WHERE c.n > w.max_total_results") },
+    [DBC_LOST_UNFLAGGED] = {
+        SLOT_CHECK_LOST_UNFLAGGED, 0, "find unflagged results of hosts presumed gone",
+        IDS("SELECT r.id AS id FROM result r JOIN host h ON h.id = r.hostid "
+            "JOIN workunit w ON w.id = r.workunitid WHERE h.lost_time > 0 "
+            "AND r.server_state = 4 AND (r.replica_flags & 2) = 0 "
+            "AND r.report_deadline >= h.lost_time AND w.canonical_resultid = 0 "
+            "AND w.error_mask = 0") },
+    [DBC_LOST_UNREPLACED] = {
+        SLOT_CHECK_LOST_UNREPLACED, 1, "find results of hosts presumed gone never replaced",
+        IDS("SELECT w.id AS id FROM workunit w JOIN batch b ON b.id = w.batch "
+            "WHERE b.state = 1 AND w.canonical_resultid = 0 AND w.error_mask = 0 "
+            "AND w.transition_time > ? "
+            "AND EXISTS (SELECT 1 FROM result l WHERE l.workunitid = w.id "
+            "            AND l.server_state = 4 AND (l.replica_flags & 2) <> 0) "
+            "AND (SELECT COUNT(*) FROM result r WHERE r.workunitid = w.id AND "
+            "     (r.server_state IN (1, 2) OR (r.server_state = 4 AND (r.replica_flags & 2) = 0)"
+            "      OR (r.server_state = 5 AND r.outcome = 1))) "
+            "    < GREATEST(w.target_nresults, w.min_quorum) "
+            "AND (SELECT COUNT(*) FROM result t WHERE t.workunitid = w.id) "
+            "    < w.max_total_results") },
 };
 
 int db_check_begin(struct db_conn *c)

@@ -32,6 +32,16 @@ enum db_check_id {
     DBC_JOB_TWICE,           /* workunits: another has the same cursor and job number */
     DBC_MEMBER_ORPHAN,       /* hosts: a batch_host row whose cursor is missing or
                               * belongs to another batch */
+    DBC_TWO_BACKUPS,         /* workunits: more than one backup (RF_BACKUP) in progress */
+    DBC_BACKUP_UNSENT,       /* results: a backup that is not sent (backups are made
+                              * claimed, for one host) */
+    DBC_TOO_MANY_RESULTS,    /* workunits: more results than max_total_results */
+    DBC_LOST_UNFLAGGED,      /* results: in progress on a host presumed gone, deadline
+                              * after that, job unfinished, but not flagged RF_HOST_LOST */
+    DBC_LOST_UNREPLACED,     /* workunits of IN_PROGRESS batches: unfinished, a result
+                              * flagged RF_HOST_LOST in progress, fewer live results
+                              * than needed, room under max_total_results, and no
+                              * transition due: the lost result was never replaced */
     DBC_NCHECKS
 };
 

@@ -30,7 +30,7 @@ int db_lost_hosts_list(struct db_conn *c, const struct db_lost_limits *l, int mo
     static const char sql[] =
         "SELECT h.id FROM host h FORCE INDEX (ind_host_lost) "
         "WHERE h.lost_time = 0 AND h.rpc_time >= ? AND h.rpc_time < ? "
-        "AND ? - h.rpc_time > IF(h.rpc_gap_avg > 0, "
+        "AND ? - h.rpc_time > IF(h.rpc_gap_avg > 0 AND h.rpc_gap_n > 0, "
         "    GREATEST(?, ? * (h.rpc_gap_avg + 4 * GREATEST(h.rpc_gap_dev, 0))), GREATEST(?, ?)) "
         "AND MOD(h.id, ?) = ? "
         "AND EXISTS (SELECT 1 FROM result r FORCE INDEX (ind_res_host_state) "
@@ -57,18 +57,19 @@ int db_lost_hosts_list(struct db_conn *c, const struct db_lost_limits *l, int mo
 int db_lost_host_lock(struct db_conn *c, int hostid, struct db_lost_host *h)
 {
     static const char sql[] =
-        "SELECT id, rpc_time, lost_time, rpc_gap_avg, rpc_gap_dev FROM host WHERE id = ? "
+        "SELECT id, rpc_time, lost_time, rpc_gap_avg, rpc_gap_dev, rpc_gap_n FROM host WHERE id = ? "
         "FOR UPDATE";
     struct db_val p[] = { DBV_INT(hostid) };
     struct db_val cols[] = { DBV_INT(h->id), DBV_INT(h->rpc_time), DBV_INT(h->lost_time),
-                             DBV_DBL(h->rpc_gap_avg), DBV_DBL(h->rpc_gap_dev) };
+                             DBV_DBL(h->rpc_gap_avg), DBV_DBL(h->rpc_gap_dev),
+                             DBV_INT(h->rpc_gap_n) };
     char what[64];
     long nrows = 0;
     int r;
 
     memset(h, 0, sizeof *h);
     snprintf(what, sizeof what, "lock [host#%d]", hostid);
-    r = db_query(c, SLOT_LOST_HOST_LOCK, sql, p, 1, cols, 5, NULL, NULL, &nrows, what);
+    r = db_query(c, SLOT_LOST_HOST_LOCK, sql, p, 1, cols, 6, NULL, NULL, &nrows, what);
     if (r == DB_OK && nrows == 0)
         return DB_NOTFOUND;
     return r;

@@ -33,6 +33,7 @@ struct db_lost_host {
     int id;
     int rpc_time, lost_time;
     double rpc_gap_avg, rpc_gap_dev;
+    int rpc_gap_n;
 };
 int db_lost_host_lock(struct db_conn *c, int hostid, struct db_lost_host *h);
 

@@ -48,7 +48,8 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
         "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), "
         "IFNULL(h.rpc_time,0), IFNULL(h.rpc_gap_avg,0), IFNULL(h.rpc_gap_dev,0), "
-        "IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), IFNULL(h.lost_time,0), "
+        "IFNULL(h.rpc_gap_n,0), IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), "
+        "IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
         "(SELECT COUNT(*) FROM result x FORCE INDEX (ind_res_host_state) "
         " WHERE x.hostid = h.id AND x.server_state = 4) "
@@ -74,11 +75,12 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
             DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time),
             DBV_INT(x.h.rpc_time), DBV_DBL(x.h.rpc_gap_avg), DBV_DBL(x.h.rpc_gap_dev),
-            DBV_DBL(x.h.avg_turnaround), DBV_INT(x.h.turnaround_n), DBV_INT(x.h.lost_time),
+            DBV_INT(x.h.rpc_gap_n), DBV_DBL(x.h.avg_turnaround), DBV_INT(x.h.turnaround_n),
+            DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
             DBV_INT(x.h.n_in_progress),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 18, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 19, auth_row, &x, &n,
                      "look up account and host");
     }
     if (r != DB_OK)
@@ -110,7 +112,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         "active_frac=?, gpu_active_frac=?, n_usable_coprocs=?, gpu_nvidia_count=?, "
         "gpu_nvidia_peak_flops=?, gpu_ati_count=?, gpu_ati_peak_flops=?, gpu_intel_count=?, "
         "gpu_intel_peak_flops=?, coprocs=?, duration_correction_factor=?, "
-        "core_client_version=?, rpc_gap_avg=?, rpc_gap_dev=?, avg_turnaround=?, "
+        "core_client_version=?, rpc_gap_avg=?, rpc_gap_dev=?, rpc_gap_n=?, avg_turnaround=?, "
         "turnaround_n=?, lost_time=0 WHERE id=?";
     struct db_host_update v = *h;
     struct db_val params[] = {
@@ -129,7 +131,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_INT(v.gpu_intel_count), DBV_DBL(v.gpu_intel_peak_flops),
         DBV_STR(v.coprocs), DBV_DBL(v.duration_correction_factor),
         DBV_STR(v.core_client_version), DBV_DBL(v.rpc_gap_avg), DBV_DBL(v.rpc_gap_dev),
-        DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n), DBV_INT(v.id),
+        DBV_INT(v.rpc_gap_n), DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n), DBV_INT(v.id),
     };
     char what[64];
     const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,

@@ -41,6 +41,7 @@ struct db_host_row {
     int n_in_progress;      /* its results IN_PROGRESS (an index-only count) */
     int rpc_time;           /* its previous request (0: none) */
     double rpc_gap_avg, rpc_gap_dev;   /* its rhythm (host_rhythm.h) */
+    int rpc_gap_n;
     double avg_turnaround;
     int turnaround_n;
     int lost_time;          /* presumed gone at (0: not) */
@@ -85,7 +86,7 @@ struct db_host_update {
     double gpu_nvidia_peak_flops, gpu_ati_peak_flops, gpu_intel_peak_flops;
     double duration_correction_factor;
     double rpc_gap_avg, rpc_gap_dev, avg_turnaround;   /* written as given */
-    int turnaround_n;
+    int rpc_gap_n, turnaround_n;
 };
 /* Write the host row at the end of a request; lost_time becomes 0 (the
  * host is back). */

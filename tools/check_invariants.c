@@ -102,6 +102,19 @@ static const struct check_def defs[] = {
       "largest" },
     { "team_member_orphan", "cursor_counters", "host", DBC_MEMBER_ORPHAN, -1,
       "hosts with a batch_host row whose cursor is missing or belongs to another batch" },
+    { "two_backups_in_progress", "tail_replicas", "workunit", DBC_TWO_BACKUPS, -1,
+      "workunits with more than one backup replica in progress (one at a time)" },
+    { "backup_not_sent", "tail_replicas", "result", DBC_BACKUP_UNSENT, -1,
+      "backup replicas that are not sent (a backup is made claimed, for one host)" },
+    { "too_many_results", "tail_replicas", "workunit", DBC_TOO_MANY_RESULTS, -1,
+      "workunits with more results than max_total_results" },
+    { "lost_host_result_unflagged", "no_job_lost", "result", DBC_LOST_UNFLAGGED, -1,
+      "results in progress on a host presumed gone, due after it went silent, of an "
+      "unfinished job, that are not flagged as such (they would get no replacement)" },
+    { "lost_result_unreplaced", "no_job_lost", "workunit", DBC_LOST_UNREPLACED, -1,
+      "unfinished workunits of in-progress batches whose result on a host presumed gone "
+      "has no replacement (fewer live results than needed, room for more, no transition "
+      "due)" },
 };
 #define NDEFS ((int)(sizeof defs / sizeof defs[0]))
 
@@ -124,6 +137,7 @@ static void usage(FILE *out)
         "  one_replica_per_user  no two replicas of one workunit go to one user\n"
         "  no_job_lost           every job is finished or still schedulable\n"
         "  cursor_counters       cursors agree with their jobs and teams\n"
+        "  tail_replicas         backups: made sent, one at a time, within the job's limit\n"
         "The checks:\n", DEFAULT_MAX_IDS, MAX_IDS_LIMIT);
     for (i = 0; i < NDEFS; i++)
         fprintf(out, "  %-26s (%s) %s.\n", defs[i].name, defs[i].invariant, defs[i].text);

@@ -108,6 +108,10 @@ static const struct cfg_key config_table[] = {
     { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
       "half-life of expavg_credit, seconds (BOINC: one week)" },
 
+    { "next_rpc_delay", CT_INT, OFF(next_rpc_delay), "7200", 0, 30 * 86400,
+      "a host that holds results of this project is asked to call back within this many "
+      "seconds even with nothing to do (BOINC's next_rpc_delay; 0: never), so that its "
+      "silence says it is gone" },
     { "lost_host_gap_factor", CT_DBL, OFF(lost_host_gap_factor), "1.5", 0.5, 100,
       "a host silent for more than this times (its mean RPC gap + 4 deviations) is "
       "presumed gone: its results in progress get a new replica" },
@@ -115,7 +119,7 @@ static const struct cfg_key config_table[] = {
       "seconds of silence before any host is presumed gone (the floor)" },
     { "lost_host_new_silence", CT_INT, OFF(lost_host_new_silence), "86400", 600, 365 * 86400,
       "seconds of silence before a host whose rhythm is not known yet is presumed gone" },
-    { "tail_budget", CT_DBL, OFF(tail_budget), "0.05", 0, 1,
+    { "tail_budget", CT_DBL, OFF(tail_budget), "0.04", 0, 1,
       "share of a batch's flops that backup replicas of its tail may take (0: no backups)" },
     { "tail_gain_ratio", CT_DBL, OFF(tail_gain_ratio), "0.5", 0.01, 1,
       "a backup is sent only if its expected time is at most this times the original's "

@@ -67,6 +67,7 @@ struct config {
     double credit_half_life;           /* seconds, BOINC's: one week */
 
     /* lost hosts and tail replicas (doc/locality.md) */
+    int next_rpc_delay;                /* seconds: call back even with nothing to do */
     double lost_host_gap_factor;       /* silence limit: factor * (gap avg + 4 dev) */
     int lost_host_min_silence;         /* seconds: the floor of the limit */
     int lost_host_new_silence;         /* seconds: the limit without a rhythm */

@@ -11,12 +11,17 @@ void rhythm_add_gap(struct host_rhythm *h, double gap)
     double w, dev;
     if (!isfinite(gap) || gap < RHYTHM_MIN_GAP)
         return;
-    if (!(h->gap_avg > 0)) {
+    if (!(h->gap_avg > 0) || h->gap_n <= 0) {
         h->gap_avg = gap;
         h->gap_dev = gap / 2;
+        h->gap_n = 1;
         return;
     }
+    if (h->gap_n < 1000000)
+        h->gap_n++;
     w = 1 - exp(-gap / RHYTHM_MEMORY);
+    if (w < 1.0 / h->gap_n)
+        w = 1.0 / h->gap_n;
     dev = fabs(gap - h->gap_avg);
     h->gap_avg += w * (gap - h->gap_avg);
     h->gap_dev += w * (dev - h->gap_dev);
@@ -40,7 +45,7 @@ void rhythm_add_turnaround(struct host_rhythm *h, double t)
 double rhythm_silence_limit(const struct host_rhythm *h, const struct lost_params *p)
 {
     double limit;
-    if (!(h->gap_avg > 0))
+    if (!(h->gap_avg > 0) || h->gap_n <= 0)
         return p->new_silence > p->min_silence ? p->new_silence : p->min_silence;
     limit = p->gap_factor * (h->gap_avg + 4 * (h->gap_dev > 0 ? h->gap_dev : 0));
     return limit > p->min_silence ? limit : p->min_silence;

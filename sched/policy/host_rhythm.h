@@ -5,11 +5,15 @@
  * Rhythm: the seconds between a host's RPCs.  RPCs closer than
  * RHYTHM_MIN_GAP are one contact (a client's work fetch can take several
  * RPCs in a minute).  Each gap moves an exponentially weighted mean and
- * mean absolute deviation, with a weight that grows with the gap's length
- * (1 - exp(-gap / RHYTHM_MEMORY)): a gap stands for the time it spans, so
- * a host's nightly 12-hour silence counts as much as a day of short gaps,
- * and what the host did RHYTHM_MEMORY ago fades.  The first gap sets the
- * mean to the gap and the deviation to half of it.
+ * mean absolute deviation, with the larger of two weights: 1 / n for the
+ * n-th gap (the first few make a plain mean, so a new host's rhythm is
+ * known after a few contacts) and 1 - exp(-gap / RHYTHM_MEMORY), which
+ * grows with the gap's length: a gap stands for the time it spans, so a
+ * host's nightly 12-hour silence weighs as much as half a day of short
+ * gaps, and what the host did RHYTHM_MEMORY ago fades.  The first gap
+ * sets the mean to the gap and the deviation to half of it.  (The
+ * scheduler asks hosts that hold its results to call back within
+ * next_rpc_delay, so that an alive host's gaps stay short while it is on.)
  *
  * Turnaround (BOINC's host.avg_turnaround): seconds from sending a result
  * to its successful report, weighted mean with weight 1/n for the first
@@ -17,20 +21,21 @@
  *
  * Presumed gone: silent for more than
  *     max(min_silence, gap_factor * (rpc_gap_avg + 4 * rpc_gap_dev))
- * seconds; a host whose rhythm is not known yet (fewer than two contacts)
- * after new_silence seconds.  The 4 deviations are the margin (as in
+ * seconds; a host whose rhythm is not known yet (no gap counted: one
+ * contact) after new_silence seconds.  The 4 deviations are the margin (as in
  * TCP's retransmission timeout); min_silence is the floor.
  */
 #ifndef LOCSCHED_HOST_RHYTHM_H
 #define LOCSCHED_HOST_RHYTHM_H
 
 #define RHYTHM_MIN_GAP 60.0
-#define RHYTHM_MEMORY (3 * 86400.0)
+#define RHYTHM_MEMORY 86400.0
 #define TURNAROUND_WEIGHT 0.2
 
 struct host_rhythm {
     double gap_avg;                /* seconds; 0: not learned yet */
     double gap_dev;
+    int gap_n;                     /* gaps counted */
     double avg_turnaround;         /* seconds; meaningful when turnaround_n > 0 */
     int turnaround_n;
 };

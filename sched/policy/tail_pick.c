@@ -12,7 +12,7 @@ double tail_remaining(const struct tail_cand *c, double now)
     if (c->host_lost)
         return c->report_deadline - now > 0 ? c->report_deadline - now : 0;
     r = fabs(t - e);
-    return r > t / 4 ? r : t / 4;
+    return r > t / 2 ? r : t / 2;
 }
 
 int tail_host_reliable(const struct tail_params *p, int turnaround_n)

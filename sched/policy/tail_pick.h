@@ -7,10 +7,11 @@
  * A candidate is a result in progress whose job has every result sent.
  * Its expected remaining time: T is its host's average turnaround (or,
  * without one, its estimated runtime on that host) and e the time since
- * it was sent; |T - e|, at least T / 4: a result overdue by x is
- * expected to take about x more (the later a host is, the more likely it
- * is off, slow or gone).  A result whose host is presumed gone has until
- * its deadline.
+ * it was sent; |T - e|, at least T / 2: turnarounds vary (queues, off
+ * periods), so a result near its expected time may well take half as
+ * long again, and one overdue by x is expected to take about x more (the
+ * later a host is, the more likely it is off, slow or gone).  A result
+ * whose host is presumed gone has until its deadline.
  *
  * The backup goes to the candidate with the greatest gain (expected
  * remaining time of the original minus the backup's expected time on this

@@ -638,7 +638,57 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
     r = claim_jobs(ctx, rs);
     if (r == DB_OK && ctx->source->after_claim)
         r = ctx->source->after_claim(ctx, rs);
+    if (r == DB_OK && rs->njobs == 0 && ctx->cfg.tail_budget > 0)
+        r = tail_send(ctx, rs);   /* nothing to send: a backup of a slow result? */
     return r;
+}
+
+/* ---- jobs from the tail source (job_source_tail.c) ---- */
+
+int handler_job_estimate(struct sched_ctx *ctx, struct request_state *rs,
+                         const struct db_candidate *c, struct job_estimate *e)
+{
+    const struct rsc_state *rsc;
+    memset(e, 0, sizeof *e);
+    e->av = handler_choose_av(ctx, rs, c->appid, 1, &e->rsc);
+    if (!e->av)
+        return 0;
+    rsc = &rs->rscs[e->rsc];
+    e->flops = rsc->flops * (e->av->row.flops_scale > 0 ? e->av->row.flops_scale : 1.0);
+    e->runtime = est_runtime(c->rsc_fpops_est, e->flops,
+                             handler_av_correction(rs, e->av->row.id));
+    e->wall = est_wall(e->runtime, rsc->avail);
+    e->delay = rsc->estimated_delay > 0 ? rsc->estimated_delay : 0;
+    return 1;
+}
+
+int handler_job_fits(const struct sched_ctx *ctx, struct request_state *rs,
+                     const struct job_estimate *e, int deadline)
+{
+    if (ctx->cfg.sched_policy != POLICY_WS2)
+        return 1;
+    return edf_check(&rs->rscs[e->rsc].q, e->wall, (double)deadline - (double)rs->now) == EDF_OK;
+}
+
+int handler_add_claimed(struct request_state *rs, const struct db_candidate *c,
+                        const struct job_estimate *e, int deadline)
+{
+    struct rsc_state *rsc = &rs->rscs[e->rsc];
+    struct sent_job *job;
+    if (rs->njobs >= LIM_JOBS_PER_REPLY)
+        return 0;
+    if (edf_add(&rsc->q, e->wall, (double)deadline - (double)rs->now) < 0)
+        return -1;
+    job = &rs->jobs[rs->njobs++];
+    job->cand = *c;
+    job->av = e->av;
+    job->rsc = e->rsc;
+    job->flops = e->flops;
+    job->est_runtime = e->runtime;
+    job->report_deadline = deadline;
+    rsc->secs_filled += e->runtime;
+    rsc->njobs++;
+    return 0;
 }
 
 /* ---- host ---- */
@@ -682,6 +732,7 @@ static void host_update_from_request(struct request_state *rs, struct db_host_up
     h->duration_correction_factor = q->duration_correction_factor;
     h->rpc_gap_avg = rs->rhythm.gap_avg;
     h->rpc_gap_dev = rs->rhythm.gap_dev;
+    h->rpc_gap_n = rs->rhythm.gap_n;
     h->avg_turnaround = rs->rhythm.avg_turnaround;
     h->turnaround_n = rs->rhythm.turnaround_n;
     coprocs[0] = '\0';
@@ -788,6 +839,7 @@ static int tx_body(struct db_conn *c, void *varg)
     }
     rs->rhythm.gap_avg = rs->host.rpc_gap_avg;
     rs->rhythm.gap_dev = rs->host.rpc_gap_dev;
+    rs->rhythm.gap_n = rs->host.rpc_gap_n;
     rs->rhythm.avg_turnaround = rs->host.avg_turnaround;
     rs->rhythm.turnaround_n = rs->host.turnaround_n;
     if (rs->host.rpc_time > 0)

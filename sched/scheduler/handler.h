@@ -168,6 +168,31 @@ const struct app_version *handler_choose_av(const struct sched_ctx *ctx,
 /* The host's runtime correction for an app version (1 when unknown). */
 double handler_av_correction(struct request_state *rs, int app_version_id);
 
+/* A job's estimate on this host: app version, resource, speed, times. */
+struct job_estimate {
+    const struct app_version *av;
+    int rsc;
+    double flops;                  /* of the app version on the resource */
+    double runtime;                /* seconds of computing */
+    double wall;                   /* with the resource's availability */
+    double delay;                  /* seconds until an instance is free (client's estimate) */
+};
+
+/* For the tail source (job_source_tail.c): estimate candidate c on this
+ * host; 0 when no app version fits a resource that still needs work. */
+int handler_job_estimate(struct sched_ctx *ctx, struct request_state *rs,
+                         const struct db_candidate *c, struct job_estimate *e);
+
+/* Would the job fit with report deadline `deadline` (the WS2 check; always
+ * under WS1)? */
+int handler_job_fits(const struct sched_ctx *ctx, struct request_state *rs,
+                     const struct job_estimate *e, int deadline);
+
+/* Add a job already claimed (a backup made by the tail source) to the
+ * reply, with its deadline.  Returns -1 when out of memory. */
+int handler_add_claimed(struct request_state *rs, const struct db_candidate *c,
+                        const struct job_estimate *e, int deadline);
+
 /* Handle one request body and write the reply into out (reset first). */
 void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,
                   struct sched_stats *stats);

@@ -32,6 +32,15 @@ struct job_source {
 extern const struct job_source job_source_plain;
 extern const struct job_source job_source_locality;
 
+/*
+ * The tail source (job_source_tail.c), consulted when the request's
+ * source sent nothing: a backup replica of the in-progress result this
+ * host would beat most, made and claimed in the request's transaction,
+ * within the batch's budget (tail_pick.h).  DB_OK also when it sends
+ * nothing.
+ */
+int tail_send(struct sched_ctx *ctx, struct request_state *rs);
+
 /* Locality batches handled per request (more are served next time). */
 #define LOC_MAX_BATCHES 32
 

@@ -74,7 +74,7 @@ static const char *reason_text(enum no_work_reason r)
     return "";
 }
 
-/* The no-work signals and the request_delay. */
+/* The no-work signals, the request_delay and the next_rpc_delay. */
 static void add_no_work(struct sched_reply *r, struct reply_store *st,
                         const struct sched_ctx *ctx, const struct request_state *rs)
 {
@@ -103,6 +103,10 @@ static void add_no_work(struct sched_reply *r, struct reply_store *st,
     if (rs->njobs > 0)
         delay = ctx->cfg.min_request_delay;
     r->request_delay = delay > 0 ? delay : -1;
+    /* a host holding our results calls back regularly: its rhythm (and
+     * its silence when it is gone) is then seen within hours */
+    if (ctx->cfg.next_rpc_delay > 0 && (rs->njobs > 0 || rs->req.nother_results > 0))
+        r->next_rpc_delay = ctx->cfg.next_rpc_delay;
 }
 
 /* Index of the app of a job, added at first use (appids: theirs). */

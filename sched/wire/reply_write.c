@@ -233,5 +233,7 @@ void sched_reply_write(struct buf *b, const struct sched_reply *r)
     }
     if (r->request_delay >= 0)
         put_int(b, "", "request_delay", r->request_delay);
+    if (r->next_rpc_delay > 0)
+        put_int(b, "", "next_rpc_delay", r->next_rpc_delay);
     buf_puts(b, "</scheduler_reply>\n");
 }

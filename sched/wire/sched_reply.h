@@ -145,6 +145,7 @@ struct sched_reply {
     struct reply_no_work no_work[REPLY_MAX_RSC];
     int nno_work;
     int request_delay;             /* < 0 : not sent */
+    int next_rpc_delay;            /* call back within (BOINC's); <= 0: not sent */
 };
 
 /* Write the reply into out (reset first). */

@@ -5,7 +5,7 @@
 -- statement: the host row is written anyway):
 --   rpc_gap_avg, rpc_gap_dev  exponentially weighted mean and mean absolute
 --                             deviation of the seconds between its RPCs
---                             (0: not learned yet)
+--   rpc_gap_n                 gaps counted in them (0: not learned yet)
 --   avg_turnaround            BOINC's: weighted mean of the seconds from
 --                             sending a result to its successful report
 --   turnaround_n              successful reports counted in it
@@ -18,6 +18,7 @@
 ALTER TABLE host
     ADD COLUMN rpc_gap_avg     DOUBLE NOT NULL DEFAULT 0,
     ADD COLUMN rpc_gap_dev     DOUBLE NOT NULL DEFAULT 0,
+    ADD COLUMN rpc_gap_n       INT NOT NULL DEFAULT 0,
     ADD COLUMN avg_turnaround  DOUBLE NOT NULL DEFAULT 0,
     ADD COLUMN turnaround_n    INT NOT NULL DEFAULT 0,
     ADD COLUMN lost_time       INT NOT NULL DEFAULT 0,

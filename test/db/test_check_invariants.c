@@ -524,6 +524,60 @@ static void damage_jobs(void)
     expect_clean("jobs repaired");
 }
 
+/* Backups and hosts presumed gone: two backups of a job at once, a backup
+ * unsent, a job over max_total_results, a gone host's result left
+ * unflagged, and a flagged result never replaced. */
+static void damage_tails(void)
+{
+    int r_ip = (int)SCALAR("SELECT IFNULL(MIN(r.id), 0) FROM result r JOIN workunit w "
+                           "ON w.id = r.workunitid WHERE r.server_state = ? AND r.hostid <> 0 "
+                           "AND w.canonical_resultid = 0 AND w.error_mask = 0 AND NOT EXISTS "
+                           "(SELECT 1 FROM result o WHERE o.workunitid = w.id AND o.id <> r.id "
+                           "AND o.server_state IN (2, 4))", 4);
+    int r_un = (int)SCALAR("SELECT IFNULL(MIN(id), 0) FROM result WHERE server_state = ?", 2);
+    int wu2 = (int)SCALAR("SELECT IFNULL(MIN(workunitid), 0) FROM result WHERE id > ? "
+                          "GROUP BY workunitid HAVING COUNT(*) >= 2 ORDER BY 1 LIMIT 1", 0);
+    int wu, r1, r2, s1, s2, host, tt, maxt;
+
+    if (!TAP_CHECK(r_ip > 0 && r_un > 0 && wu2 > 0, "a result in progress, the only live one "
+                   "of its job (#%d), one unsent (#%d), a job with two results (#%d)", r_ip,
+                   r_un, wu2))
+        return;
+    r1 = (int)SCALAR("SELECT MIN(id) FROM result WHERE workunitid = ?", wu2);
+    r2 = (int)SCALAR2("SELECT MIN(id) FROM result WHERE workunitid = ? AND id > ?", wu2, r1);
+    s1 = (int)SCALAR("SELECT server_state FROM result WHERE id = ?", r1);
+    s2 = (int)SCALAR("SELECT server_state FROM result WHERE id = ?", r2);
+    EXEC2("UPDATE result SET replica_flags = 1, server_state = 4 WHERE id IN (?, ?)", r1, r2);
+    expect_violation("two_backups_in_progress", wu2, "two backups of one job in progress");
+    EXEC2("UPDATE result SET replica_flags = 0, server_state = ? WHERE id = ?", s1, r1);
+    EXEC2("UPDATE result SET replica_flags = 0, server_state = ? WHERE id = ?", s2, r2);
+
+    maxt = (int)SCALAR("SELECT max_total_results FROM workunit WHERE id = ?", wu2);
+    EXEC1("UPDATE workunit SET max_total_results = 1 WHERE id = ?", wu2);
+    expect_violation("too_many_results", wu2, "a job with more results than its limit");
+    EXEC2("UPDATE workunit SET max_total_results = ? WHERE id = ?", maxt, wu2);
+
+    EXEC1("UPDATE result SET replica_flags = 1 WHERE id = ?", r_un);
+    expect_violation("backup_not_sent", r_un, "a backup left unsent");
+    EXEC1("UPDATE result SET replica_flags = 0 WHERE id = ?", r_un);
+
+    wu = (int)SCALAR("SELECT workunitid FROM result WHERE id = ?", r_ip);
+    host = (int)SCALAR("SELECT hostid FROM result WHERE id = ?", r_ip);
+    tt = (int)SCALAR("SELECT transition_time FROM workunit WHERE id = ?", wu);
+
+    EXEC2("UPDATE host SET lost_time = (SELECT MIN(sent_time) FROM result WHERE id = ?) "
+          "WHERE id = ?", r_ip, host);
+    expect_violation("lost_host_result_unflagged", r_ip,
+                     "a result of a host presumed gone, not flagged");
+    EXEC1("UPDATE result SET replica_flags = 2 WHERE id = ?", r_ip);
+    EXEC2("UPDATE workunit SET transition_time = ? WHERE id = ?", NEVER, wu);
+    expect_violation("lost_result_unreplaced", wu, "a flagged result with no replacement");
+    EXEC1("UPDATE result SET replica_flags = 0 WHERE id = ?", r_ip);
+    EXEC1("UPDATE host SET lost_time = 0 WHERE id = ?", host);
+    EXEC2("UPDATE workunit SET transition_time = ? WHERE id = ?", tt, wu);
+    expect_clean("backups and lost hosts repaired");
+}
+
 struct cursor_state {
     int first, last, fu, fg, nhosts;
     double remaining, expavg, max_host;
@@ -635,6 +689,8 @@ static const char *const check_names[] = {
     "two_results_one_user", "result_user_not_host_user", "workunit_stuck",
     "job_generated_twice", "cursor_job_not_generated", "cursor_jobs_not_ahead", "cursor_order",
     "cursor_unfinished_behind", "cursor_remaining_credit", "cursor_team", "team_member_orphan",
+    "two_backups_in_progress", "backup_not_sent", "too_many_results",
+    "lost_host_result_unflagged", "lost_result_unreplaced",
 };
 #define NCHECK_NAMES ((int)(sizeof check_names / sizeof check_names[0]))
 
@@ -833,6 +889,8 @@ int main(void)
     damage_jobs();
     fresh_connection();
     damage_cursors();
+    fresh_connection();
+    damage_tails();
     fresh_connection();
     tool_interface();
     expect_clean("at the end, every damage undone");

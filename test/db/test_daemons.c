@@ -652,7 +652,7 @@ static void set_rhythm(int id, int rpc_time, double gap_avg, double gap_dev)
     struct db_val p[] = { DBV_INT(rpc_time), DBV_DBL(gap_avg), DBV_DBL(gap_dev), DBV_INT(id) };
     check_db(db_exec(ctx.db, 157,
                      "UPDATE host SET rpc_time = ?, rpc_gap_avg = ?, rpc_gap_dev = ?, "
-                     "lost_time = 0 WHERE id = ?", p, 4, NULL, "set rhythm"), "set rhythm");
+                     "rpc_gap_n = IF(rpc_gap_avg > 0, 10, 0), lost_time = 0 WHERE id = ?", p, 4, NULL, "set rhythm"), "set rhythm");
     check_db(db_commit(ctx.db), "commit");
 }
 

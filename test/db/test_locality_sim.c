@@ -18,7 +18,10 @@
  * advances ROUND_SECS per round, so that what the scheduler writes
  * (transition times) is already due for the daemons, which use the real
  * clock; deadlines (60 days) and the idle timeout (a year, in the
- * simulation's config) are set so that no result times out.
+ * simulation's config) are set so that no result times out.  For the same
+ * reason (every host looks 30 days silent to the daemons) hosts are never
+ * presumed gone here (lost_host_min_silence a year), and there are no
+ * backups (tail_budget 0): this test counts each replica exactly once.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -162,8 +165,9 @@ static void make_config(void)
     if (!f)
         die("config", sim_config);
     fputs(text, f);
-    fprintf(f, "\nteam_size_min = %d\nteam_size_max = %d\nhost_idle_timeout = %d\n", TEAM_MIN,
-            TEAM_MAX, 365 * 86400);
+    fprintf(f, "\nteam_size_min = %d\nteam_size_max = %d\nhost_idle_timeout = %d\n"
+               "lost_host_min_silence = %d\ntail_budget = 0\n", TEAM_MIN, TEAM_MAX, 365 * 86400,
+            365 * 86400);
     fclose(f);
     free(text);
 }
@@ -717,6 +721,7 @@ int main(void)
     ctx.clock = sim_clock;
     ctx.cfg.team_size_min = TEAM_MIN;
     ctx.cfg.team_size_max = TEAM_MAX;
+    ctx.cfg.tail_budget = 0;
     sim_now = time(NULL) - 30 * 86400;
     make_app();
     make_config();

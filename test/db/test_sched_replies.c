@@ -2,8 +2,9 @@
  * test_sched_replies.c - request/reply tests of the scheduler on the real
  * database: first contact, CPU work, CPU plus coprocessor work, report
  * only, report plus work, sticky files listed, unknown authenticator,
- * hostid spoofing, and every malformed input of test/malformed/ (each
- * must get a reply with a message and change nothing).
+ * hostid spoofing, every malformed input of test/malformed/ (each must
+ * get a reply with a message and change nothing), and backup replicas of
+ * a batch's tail.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -45,6 +46,110 @@ static void send_req(const char *file, const char *auth, int hostid, int seqno,
 static long long db_count(int slot, const char *sql, int param)
 {
     return tu_scalar(&ctx, slot, sql, param);
+}
+
+/* Statement slots of the tail test's own queries: the daemons' range,
+ * which this program (the scheduler alone) never uses. */
+#define TS_SLOT 120
+
+static void set_turnaround(int hostid, double avg, int n)
+{
+    struct db_val p[] = { DBV_DBL(avg), DBV_INT(n), DBV_INT(hostid) };
+    if (db_exec(ctx.db, TS_SLOT, "UPDATE host SET avg_turnaround = ?, turnaround_n = ? WHERE id = ?",
+                p, 3, NULL, "test") != DB_OK || db_commit(ctx.db) != DB_OK)
+        TAP_CHECK(0, "set turnaround: %s", db_error(ctx.db));
+}
+
+/* A host asking for work: first contact, then a work request (its id). */
+static int new_host_asks(const char *auth, struct sched_stats *st)
+{
+    int h;
+    send_req("01-first-contact-attach.xml", auth, 0, 0, st);
+    h = (int)tu_elem_ll(reply.p, "hostid");
+    send_req("02-hostid-assigned-work-request.xml", auth, h, 1, st);
+    return h;
+}
+
+/* 11. A batch's tail: backups of a slow result for reliable hosts, one
+ * per job at a time, never a second replica for a user, within budget. */
+static void test_tail(void)
+{
+    struct sched_stats st;
+    char auth[4][65], name[64], bname[300] = "";
+    int user[4], h[4], i, now = (int)time(NULL);
+    long long dl = 0, flags = -1;
+    double budget = ctx.cfg.tail_budget;
+
+    tu_retire_batches_from(&ctx, 1);
+    for (i = 0; i < 4; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "tail%d", i);
+        user[i] = tu_user(&ctx, tag, auth[i]);
+    }
+    snprintf(name, sizeof name, "tail%ld", (long)time(NULL) % 100000000);
+    tu_batch(&ctx, name, 1, 1, 3.6e12, 0, 7 * 86400);
+    app_cache_invalidate(&ctx.apps);
+    /* the one job goes to the first host, which is slow: a day per job */
+    h[0] = new_host_asks(auth[0], &st);
+    TAP_EQ_INT(db_count(TS_SLOT + 1, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4",
+                        h[0]), 1, "tail: the batch's one job is in progress on host 0");
+    set_turnaround(h[0], 86400, 5);
+    ctx.cfg.tail_budget = 1;   /* a one-job batch: 4% of it is no backup */
+
+    /* a host with no report yet is not reliable: nothing, and the tail
+     * source costs no statement */
+    h[1] = new_host_asks(auth[1], &st);
+    TAP_EQ_INT(st.jobs_sent, 0, "tail: a host without reports gets no backup");
+    TAP_CHECK(st.statements <= 5, "tail: an empty reply used %lu statements (<= 5)",
+              st.statements);
+
+    /* a reliable host: a backup of the slow result, with a short deadline */
+    set_turnaround(h[1], 3600, 3);
+    send_req("02-hostid-assigned-work-request.xml", auth[1], h[1], 2, &st);
+    TAP_EQ_INT(st.jobs_sent, 1, "tail: a reliable host gets a backup");
+    TAP_CHECK(st.statements <= 9, "tail: a backup used %lu statements (<= 5 + 4)",
+              st.statements);
+    {
+        struct db_val p[] = { DBV_INT(h[1]) };
+        struct db_val cols[] = { DBV_BUF(bname), DBV_LL(dl), DBV_LL(flags) };
+        db_query(ctx.db, TS_SLOT + 2, "SELECT name, report_deadline, replica_flags FROM result "
+                 "WHERE hostid = ? AND server_state = 4", p, 1, cols, 3, NULL, NULL, NULL,
+                 "test");
+        db_commit(ctx.db);
+    }
+    TAP_EQ_INT(flags, 1, "tail: the backup is flagged RF_BACKUP, in progress on host 1");
+    TAP_CHECK(bname[0] && strstr(reply.p, bname) != NULL, "tail: the reply sends it (%s)", bname);
+    TAP_CHECK(dl >= now + 3600 && dl < now + 7 * 86400, "tail: its deadline is reduced (%lld s)",
+              dl - now);
+    TAP_EQ_INT(db_count(TS_SLOT + 1, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4",
+                        h[0]), 1, "tail: the original still runs");
+
+    /* the same user again: never a second replica for one user */
+    send_req("02-hostid-assigned-work-request.xml", auth[1], h[1], 3, &st);
+    TAP_EQ_INT(st.jobs_sent, 0, "tail: no second replica for the same user");
+    /* another reliable host: one backup per job at a time */
+    h[2] = new_host_asks(auth[2], &st);
+    set_turnaround(h[2], 3600, 3);
+    send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 2, &st);
+    TAP_EQ_INT(st.jobs_sent, 0, "tail: no second backup while one is in progress");
+    /* the backup times out: another may go, but not past the budget */
+    {
+        struct db_val p[] = { DBV_STR(bname) };
+        db_exec(ctx.db, TS_SLOT + 3, "UPDATE result SET server_state = 5, outcome = 4 WHERE name = ?",
+                p, 1, NULL, "test");
+        db_commit(ctx.db);
+    }
+    ctx.cfg.tail_budget = 1.5;   /* room for half a job more */
+    send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 3, &st);
+    TAP_EQ_INT(st.jobs_sent, 0, "tail: no backup past the budget");
+    ctx.cfg.tail_budget = 2;
+    send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 4, &st);
+    TAP_EQ_INT(st.jobs_sent, 1, "tail: within the budget, a new backup");
+    TAP_EQ_INT(db_count(TS_SLOT + 4, "SELECT COUNT(*) FROM result WHERE workunitid = (SELECT workunitid "
+                        "FROM result WHERE hostid = ? LIMIT 1)", h[0]), 3,
+               "tail: the job has its original and two backups, one timed out");
+    ctx.cfg.tail_budget = budget;
+    (void)user;
 }
 
 int main(void)
@@ -98,6 +203,8 @@ int main(void)
     TAP_CHECK(strstr(reply.p, "<max_nbytes>1000000</max_nbytes>") != NULL, "max_nbytes set");
     TAP_CHECK(strstr(reply.p, "<hostid>") == NULL, "known host gets no new hostid");
     TAP_CHECK(st.statements <= 8, "work request used %lu statements (<= 8)", st.statements);
+    TAP_EQ_INT(tu_elem_ll(reply.p, "next_rpc_delay"), ctx.cfg.next_rpc_delay,
+               "a host with our jobs is asked to call back within next_rpc_delay");
     n = db_count(153, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4", hostid);
     TAP_CHECK(n >= st.jobs_sent, "database holds the %d claims (%lld in progress)", st.jobs_sent, n);
 
@@ -244,6 +351,7 @@ int main(void)
         TAP_EQ_INT(db_count(157, "SELECT COUNT(*) FROM result WHERE server_state = ?", 4),
                    rs_before, "malformed requests claimed no result");
     }
+    test_tail();
     buf_free(&reply);
     sched_ctx_free(&ctx);
     return tap_done();

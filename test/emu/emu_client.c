@@ -519,7 +519,8 @@ int emu_client_plan(struct emu_client *c, double now, int force_check, struct em
         }
     } else {
         for (p = 0; p < c->nproj && target < 0; p++)
-            if (can_contact(c, p, now) && nreports(c, p) > 0)
+            if (can_contact(c, p, now) &&
+                (nreports(c, p) > 0 || (c->proj[p].next_rpc > 0 && now >= c->proj[p].next_rpc)))
                 target = p;
         if (target < 0)
             return 0;
@@ -619,6 +620,7 @@ int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *as
         p->full_workload = 1;
     if (a->request_delay > 0 && now + a->request_delay > p->min_rpc)
         p->min_rpc = now + a->request_delay;
+    p->next_rpc = a->next_rpc_delay > 0 ? now + a->next_rpc_delay : 0;
 
     /* acknowledged reports leave */
     for (k = 0; k < a->nacks; k++)

@@ -45,6 +45,8 @@
  * to a day; a job of the resource clears it.  A failed RPC defers all
  * contact with the project: random in [d/2, d], d = 1 minute doubling
  * per failure up to 4 hours (seed 000).  request_delay defers too.
+ * next_rpc_delay in a reply makes the client call back that long after
+ * even with nothing to ask or report (BOINC: "Requested by project").
  */
 #ifndef LOCSCHED_EMU_CLIENT_H
 #define LOCSCHED_EMU_CLIENT_H
@@ -106,6 +108,7 @@ struct emu_cproj {
     double dcf;
     long dcf_n;
     long long hostid, seqno;       /* the project's view of this host */
+    double next_rpc;               /* an RPC is due then even with nothing to do (0: none) */
     int full_workload;             /* send <in_progress_results> */
     /* metrics */
     double used_flops;
@@ -157,6 +160,7 @@ struct emu_new_job {
 struct emu_answer {
     int ok;                        /* 0: the RPC failed (transport or server error) */
     double request_delay;          /* 0 if none */
+    double next_rpc_delay;         /* call back after this long anyway (0: no) */
     const char *const *acks;       /* reported jobs the project acknowledged */
     int nacks;
     const struct emu_new_job *jobs;

@@ -213,6 +213,8 @@ static void text(struct parse *p, int d, const char *v)
             r->hostid = atoll(v);
         else if (strcmp(e1, "request_delay") == 0)
             r->request_delay = atof(v);
+        else if (strcmp(e1, "next_rpc_delay") == 0)
+            r->next_rpc_delay = atof(v);
         else if (strcmp(e1, "delete_file_info") == 0) {
             if (r->ndeletes < EMU_R_MAX_DELETES)
                 copy(r->deletes[r->ndeletes++], EMU_RNAME, v);
@@ -311,6 +313,7 @@ int emu_reply_parse(struct emu_reply *r, const char *body, size_t len)
 
     r->hostid = 0;
     r->request_delay = 0;
+    r->next_rpc_delay = 0;
     r->send_full_workload = 0;
     r->nfiles = r->navs = r->nwus = r->nresults = r->nacks = r->ndeletes = 0;
     r->nno_rsc_apps = r->nno_work = r->overflow = 0;

@@ -73,6 +73,7 @@ struct emu_rresult {
 struct emu_reply {
     long long hostid;
     double request_delay;
+    double next_rpc_delay;         /* 0 if none */
     int send_full_workload;
     struct emu_rfile files[EMU_R_MAX_FILES];
     int nfiles;

@@ -256,6 +256,7 @@ static void rpc_real(struct world *w, struct whost *h, const struct emu_ask *ask
                               ask->req_instances[0] > 0 || ask->req_instances[1] > 0))
         w->out->no_work_replies++;
     a.request_delay = rp->request_delay;
+    a.next_rpc_delay = rp->next_rpc_delay;
     a.hostid = rp->hostid;
     a.send_full_workload = rp->send_full_workload;
     for (i = 0; i < rp->nacks; i++)

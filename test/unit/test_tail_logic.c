@@ -14,7 +14,7 @@ static const struct lost_params LP = { 1.5, 14400, 86400 };
 
 static void test_rhythm(void)
 {
-    struct host_rhythm h = { 0, 0, 0, 0 };
+    struct host_rhythm h = { 0, 0, 0, 0, 0 };
     int i;
 
     /* no rhythm yet: the new-host limit */
@@ -57,7 +57,7 @@ static void test_rhythm(void)
     }
     /* a host that is off every night keeps a limit above its nights */
     {
-        struct host_rhythm n = { 0, 0, 0, 0 };
+        struct host_rhythm n = { 0, 0, 0, 0, 0 };
         int day, k;
         for (day = 0; day < 30; day++) {
             for (k = 0; k < 24; k++)
@@ -73,7 +73,7 @@ static void test_rhythm(void)
 
     /* turnaround: the mean of the first reports, then recency */
     {
-        struct host_rhythm t = { 0, 0, 0, 0 };
+        struct host_rhythm t = { 0, 0, 0, 0, 0 };
         rhythm_add_turnaround(&t, 1000);
         rhythm_add_turnaround(&t, 3000);
         TAP_EQ_DBL(t.avg_turnaround, 2000, 1e-9, "two reports: their mean");
@@ -107,25 +107,26 @@ static void test_tail(void)
     }
     TAP_EQ_DBL(tail_remaining(&c[0], now), 32400, 1e-9, "remaining: expected minus elapsed");
     c[1].sent_time = now - 36000 - 7200;     /* 2 hours overdue */
-    TAP_EQ_DBL(tail_remaining(&c[1], now), 9000, 1e-9,
-               "overdue by 2 h: at least a quarter of its expected time");
-    c[1].sent_time = now - 36000 - 5 * 3600; /* 5 hours overdue */
-    TAP_EQ_DBL(tail_remaining(&c[1], now), 18000, 1e-9, "overdue by 5 h: 5 h more");
+    TAP_EQ_DBL(tail_remaining(&c[1], now), 18000, 1e-9,
+               "overdue by 2 h: at least half of its expected time");
+    c[1].sent_time = now - 36000 - 12 * 3600; /* 12 hours overdue */
+    TAP_EQ_DBL(tail_remaining(&c[1], now), 43200, 1e-9, "overdue by 12 h: 12 h more");
+    c[1].sent_time = now - 3600;
     c[2].host_lost = 1;
     TAP_EQ_DBL(tail_remaining(&c[2], now), 300000, 1e-9, "host gone: until the deadline");
 
     TAP_EQ_INT(tail_pick(&p, c, 4, now, &dl), 2, "the greatest gain: the lost host's job");
     TAP_EQ_DBL(dl, now + 3 * 3600, 1e-9, "deadline: 3 times the backup's time");
     c[2].host_lost = 0;
-    c[2].sent_time = c[0].sent_time = now - 7200;   /* older than 3 */
+    c[2].sent_time = c[1].sent_time = c[0].sent_time = now - 7200;   /* older than 3 */
     TAP_EQ_INT(tail_pick(&p, c, 4, now, &dl), 3, "3, sent later, has more left");
     c[3].sent_time = now - 7200;
     TAP_EQ_INT(tail_pick(&p, c, 4, now, &dl), 0, "equal gains: the first of the oldest");
 
     /* no gain worth it */
     for (i = 0; i < 4; i++) {
-        c[i].sent_time = now - 30000;        /* 6000 s left, at least 9000 (T / 4) */
-        c[i].backup_secs = 5000;             /* more than half of it */
+        c[i].sent_time = now - 30000;        /* 6000 s left, at least 18000 (T / 2) */
+        c[i].backup_secs = 9500;             /* more than half of it */
         c[i].host_lost = 0;
     }
     TAP_EQ_INT(tail_pick(&p, c, 4, now, &dl), -1, "backup not twice as fast: none");
