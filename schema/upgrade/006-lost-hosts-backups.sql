@@ -1,4 +1,4 @@
--- 007-lost-hosts-backups: what batches need to finish fast under churn
+-- 006-lost-hosts-backups: what batches need to finish fast under churn
 -- (doc/locality.md, "Lost hosts and tail replicas").
 --
 -- host: its rhythm, learned by the scheduler at each request (no extra
