@@ -51,6 +51,11 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "                  (o.userid = ? OR o.server_state = 2 OR "
         "                   (o.server_state = 4 AND (o.replica_flags & 1) <> 0))) "
         "  AND (SELECT COUNT(*) FROM result m WHERE m.workunitid = w.id) < w.max_total_results "
+        "  AND (w.cursor_id = 0 OR NOT EXISTS ("
+        "       SELECT 1 FROM locality_cursor c WHERE c.batch_id = w.batch AND "
+        "       (c.first_ungenerated_job_num <= c.last_job_num OR EXISTS ("
+        "        SELECT 1 FROM result u FORCE INDEX (ind_res_cursor_unsent) "
+        "        WHERE u.cursor_id = c.id AND u.server_state = 2)))) "
         "ORDER BY r.report_deadline LIMIT ?";
     struct tail_ctx x;
     struct jbuf b = { 0 };

@@ -29,7 +29,12 @@ struct db_tail_cand {
  * workunit is unfinished, has no unsent result, no backup in progress and
  * no result of userid, and has fewer than max_total_results results; the
  * result itself is neither a backup nor on a host presumed gone (those
- * have their replacement).  Only reads.
+ * have their replacement).  A locality batch is in its tail only when no
+ * cursor has a job left to generate or an unsent result (ind_cursor_batch,
+ * then ind_res_cursor_unsent per cursor): the budget spent on one
+ * cursor's tail while others still have work would not shorten the batch
+ * and be missing at its end.  (A plain batch's results come here only
+ * when the plain source found nothing unsent.)  Only reads.
  */
 int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nappids, int now,
                        int limit, struct db_tail_cand *out, int *n);

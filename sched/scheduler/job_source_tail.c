@@ -7,6 +7,9 @@
  * created and claimed in this transaction with a reduced deadline, within
  * the batch's budget (tail_budget of its flops).  At most one backup per
  * job in progress and one per request; never a second replica for a user.
+ * A backup of a result whose host looks gone by its rhythm (not yet
+ * flagged by the transitioner, which would replace it anyway) takes no
+ * budget: it is no extra work unless the host comes back.
  */
 #include <stdio.h>
 
@@ -69,7 +72,7 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
         struct db_candidate job;
         char name[DB_NAME_MAX];
         double deadline;
-        int pick = tail_pick(&p, tc, n, now, &deadline), ok = 0, id = 0, k;
+        int pick = tail_pick(&p, tc, n, now, &deadline), ok = 0, id = 0, k, charged;
         const struct db_tail_cand *t;
 
         if (pick < 0)
@@ -83,9 +86,14 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
             continue;                      /* another request is at it */
         if (r != DB_OK)
             return r;
-        r = db_tail_budget(ctx->db, t->wu.batch, t->wu.rsc_fpops_est, ctx->cfg.tail_budget, &ok);
-        if (r != DB_OK)
-            return r;
+        charged = !tc[pick].host_lost;
+        ok = 1;
+        if (charged) {
+            r = db_tail_budget(ctx->db, t->wu.batch, t->wu.rsc_fpops_est, ctx->cfg.tail_budget,
+                               &ok);
+            if (r != DB_OK)
+                return r;
+        }
         if (!ok) {                         /* this batch's budget is spent */
             for (k = 0; k < n; k++)
                 if (cands[k].wu.batch == t->wu.batch)
@@ -95,7 +103,8 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
         }
         k = snprintf(name, sizeof name, "%s__%d", t->wu.wu_name, t->nresults);
         if (k < 0 || k >= 255) {           /* the name would not fit its column */
-            r = db_tail_budget(ctx->db, t->wu.batch, -t->wu.rsc_fpops_est, 0, &ok);
+            r = charged ? db_tail_budget(ctx->db, t->wu.batch, -t->wu.rsc_fpops_est, 0, &ok)
+                        : DB_OK;
             if (r != DB_OK)
                 return r;
             continue;
@@ -112,7 +121,8 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
         if (r != DB_OK && r != DB_DUP)
             return r;
         if (id == 0) {                     /* no longer needed, or the name is taken */
-            r = db_tail_budget(ctx->db, t->wu.batch, -t->wu.rsc_fpops_est, 0, &ok);
+            r = charged ? db_tail_budget(ctx->db, t->wu.batch, -t->wu.rsc_fpops_est, 0, &ok)
+                        : DB_OK;
             if (r != DB_OK)
                 return r;
             continue;
@@ -123,9 +133,10 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
         if (handler_add_claimed(rs, &job, &est[pick], (int)deadline) < 0)
             return DB_ERR;
         log_info("[host#%d] [wu#%d] backup [result#%d] of [result#%d] (sent %.0f s ago, "
-                 "expected %.0f s; the backup %.0f s), deadline in %.0f s", rs->hostid,
-                 t->wu.wu_id, id, t->wu.result_id, now - t->sent_time,
-                 tc[pick].expected_secs, est[pick].wall + est[pick].delay, deadline - now);
+                 "expected %.0f s%s; the backup %.0f s), deadline in %.0f s", rs->hostid,
+                 t->wu.wu_id, id, t->wu.result_id, now - t->sent_time, tc[pick].expected_secs,
+                 charged ? "" : ", its host looks gone: no budget",
+                 est[pick].wall + est[pick].delay, deadline - now);
         return DB_OK;
     }
 }
