@@ -291,7 +291,8 @@ int reply_build(struct sched_reply *r, struct reply_store *st, struct sched_ctx 
     st->acks = malloc(sizeof *st->acks * (size_t)(req->nresults ? req->nresults : 1));
     st->delete_files =
         malloc(sizeof *st->delete_files * (size_t)(rs->ndelete_files ? rs->ndelete_files : 1));
-    if (!st->acks || !st->delete_files)
+    st->aborts = malloc(sizeof *st->aborts * (size_t)(rs->naborts ? rs->naborts : 1));
+    if (!st->acks || !st->delete_files || !st->aborts)
         return -1;
     for (i = 0; i < req->nresults; i++)
         st->acks[i] = req->results[i].name;
@@ -306,6 +307,15 @@ int reply_build(struct sched_reply *r, struct reply_store *st, struct sched_ctx 
     r->delete_files = st->delete_files;
     r->ndelete_files = rs->ndelete_files;
 
+    /* jobs the client holds that it should drop (lost_jobs.c) */
+    for (i = 0; i < rs->naborts; i++) {
+        st->aborts[i].name = rs->aborts[i].name;
+        st->aborts[i].kind = rs->aborts[i].if_not_started ? REPLY_ABORT_IF_NOT_STARTED
+                                                          : REPLY_ABORT;
+    }
+    r->aborts = st->aborts;
+    r->naborts = rs->naborts;
+
     add_no_work(r, st, ctx, rs);
     return 0;
 }
@@ -314,10 +324,12 @@ void reply_store_free(struct reply_store *st)
 {
     free(st->acks);
     free(st->delete_files);
+    free(st->aborts);
     free(st->av_files);
     free(st->files);
     free(st->refs);
     st->acks = st->delete_files = NULL;
+    st->aborts = NULL;
     st->av_files = NULL;
     st->files = NULL;
     st->refs = NULL;

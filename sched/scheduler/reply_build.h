@@ -18,6 +18,7 @@
 struct reply_store {
     const char **acks;
     const char **delete_files;
+    struct reply_abort *aborts;
     struct reply_app apps[LIM_JOBS_PER_REPLY];
     struct reply_app_version avs[LIM_JOBS_PER_REPLY];
     struct reply_av_file *av_files;

@@ -183,6 +183,7 @@ int main(void)
         list[i] = names[i];
     send_req(hostid, NULL, -1, 0, 0, &st);
     base_statements = st.statements;
+    TAP_EQ_INT(tu_count(reply.p, "<result_abort"), 0, "no <other_results>: no abort in the reply");
     TAP_EQ_INT(st.jobs_resent + st.results_lost + st.results_aborted, 0,
                "no <other_results>: no judgement (nothing resent, lost or aborted)");
     TAP_EQ_INT(in_progress(hostid, again), n, "no <other_results>: every job still in progress");
@@ -278,6 +279,19 @@ int main(void)
     TAP_EQ_INT(st.results_aborted, 3, "three aborts: quorum, batch abort, unknown");
     TAP_EQ_INT(st.results_lost + st.jobs_resent, 0, "nothing lost");
     {
+        char want[400];
+        snprintf(want, sizeof want, "<result_abort_if_not_started>\n    <name>%s</name>\n"
+                 "</result_abort_if_not_started>", names[0]);
+        TAP_CHECK(strstr(reply.p, want) != NULL,
+                  "quorum reached: <result_abort_if_not_started> for its replica");
+        snprintf(want, sizeof want, "<result_abort>\n    <name>%s</name>\n</result_abort>",
+                 names[1]);
+        TAP_CHECK(strstr(reply.p, want) != NULL, "batch aborted: <result_abort> for its job");
+        TAP_CHECK(strstr(reply.p, "<result_abort>\n    <name>never_sent_0</name>") != NULL,
+                  "unknown name: <result_abort>");
+        TAP_EQ_INT(tu_count(reply.p, "<result_abort"), 3, "no other abort in the reply");
+    }
+    {
         /* a lost job of a finished workunit is not sent again: marked lost */
         send_req(hostid, list + 1, n, 0, 0, &st);
         TAP_EQ_INT(st.results_lost, 1, "a lost job of a finished workunit is marked lost");
@@ -291,6 +305,7 @@ int main(void)
     list[0] = names[2];
     send_req(0, list, 1, 0, 0, &st);
     TAP_EQ_INT(st.results_aborted, 1, "a new host's listed job is aborted");
+    TAP_EQ_INT(tu_count(reply.p, "<result_abort>"), 1, "with <result_abort>");
 
     TAP_EQ_INT(invariant_breaks(), breaks_before, "the invariant checks find nothing new");
     /* end the batch as abort_batch does: its workunits whose jobs were
