@@ -51,20 +51,6 @@ static time_t default_clock(void)
 
 /* ---- context ---- */
 
-static void read_text_file(const char *path, char *out, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n;
-    out[0] = '\0';
-    if (!f)
-        return;
-    n = fread(out, 1, cap - 1, f);
-    out[n] = '\0';
-    if (!feof(f))
-        out[0] = '\0';   /* larger than a BOINC key can be: ignore it */
-    fclose(f);
-}
-
 int sched_ctx_init(struct sched_ctx *ctx, const char *config_path, char *err, size_t errlen)
 {
     char path[CONFIG_STR_MAX + 64], warn[256];
@@ -79,10 +65,8 @@ int sched_ctx_init(struct sched_ctx *ctx, const char *config_path, char *err, si
         return -1;
     if (warn[0])
         log_warn("%s", warn);
-    snprintf(path, sizeof path, "%s/code_sign_public", ctx->cfg.key_dir);
-    read_text_file(path, ctx->code_sign_key, sizeof ctx->code_sign_key);
-    if (!ctx->code_sign_key[0])
-        log_warn("no code-signing public key in %s: clients will refuse app files", path);
+    code_sign_key_init(&ctx->code_sign_watch, ctx->cfg.key_dir, ctx->code_sign_key,
+                       sizeof ctx->code_sign_key, time(NULL));
 
     ctx->dbp.host = ctx->cfg.db_host;
     ctx->dbp.user = ctx->cfg.db_user;
@@ -851,9 +835,19 @@ static int tx_body(struct db_conn *c, void *varg)
 
     if (setup_rscs(ctx, rs) < 0)
         return DB_ERR;
-    r = lost_jobs_handle(ctx, rs);
-    if (r != DB_OK)
-        return r;
+    if (!ctx->code_sign_key[0]) {
+        /* No code-signing key: the client would refuse every app file, so
+         * nothing that carries one goes out, neither new work nor a lost
+         * job sent again (those wait for a request made with the key). */
+        if (rs->wants_work) {
+            rs->wants_work = 0;
+            code_sign_key_refusal(&ctx->code_sign_watch, rs->note, sizeof rs->note, rs->now);
+        }
+    } else {
+        r = lost_jobs_handle(ctx, rs);
+        if (r != DB_OK)
+            return r;
+    }
     if (rs->wants_work) {
         r = send_work(ctx, rs);
         if (r != DB_OK)
@@ -910,6 +904,8 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
         return;
     }
     rs->now = ctx->clock ? ctx->clock() : time(NULL);
+    code_sign_key_refresh(&ctx->code_sign_watch, ctx->code_sign_key, sizeof ctx->code_sign_key,
+                          rs->now);
     if (ctx->cfg.record_requests)
         record_request(ctx, body, len, rs->now);
 

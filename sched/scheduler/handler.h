@@ -17,6 +17,7 @@
 
 #include "app_cache.h"
 #include "buf.h"
+#include "code_sign_key.h"
 #include "config.h"
 #include "db.h"
 #include "db_sched.h"
@@ -130,7 +131,8 @@ struct sched_ctx {
     struct db_params dbp;
     struct app_cache apps;
     struct upload_key upload_key;
-    char code_sign_key[2048];      /* BOINC text format, empty if none */
+    char code_sign_key[CODE_SIGN_KEY_TEXT_MAX];   /* BOINC text format, empty if none */
+    struct code_sign_watch code_sign_watch;       /* reloads it when the file changes */
     const struct job_source *source;
     time_t (*clock)(void);
     unsigned long nrequests;
