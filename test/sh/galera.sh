@@ -29,7 +29,7 @@ srcdir=${srcdir:-$(dirname "$here")}
 build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$(dirname "$srcdir")}}
 build=$(cd "$build" && pwd)
 CLUSTER=$srcdir/galera/cluster
-REPLAY=$build/test/load/replay
+REPLAY=$build/tools/loadtest/replay
 TOOLS=$build/tools
 for p in "$REPLAY" "$TOOLS/create_account" "$TOOLS/add_app_version" "$TOOLS/create_batch" \
          "$TOOLS/check_invariants" "$build/daemons/transitioner" "$build/daemons/work_generator"; do

@@ -26,6 +26,7 @@ sched/upload    | sched/common sched/wire sched/upload                  | ^(mysq
 db              | db                                                    | ^(libxml/|fcgiapp\.h|fcgi_stdio\.h|openssl/|curl/)
 daemons         | sched/common sched/policy db daemons                  | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|fcgiapp\.h|fcgi_stdio\.h|curl/)
 tools           | sched/common sched/policy db tools                    | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|fcgiapp\.h|fcgi_stdio\.h)
+tools/loadtest  | sched/common sched/policy sched/wire sched/scheduler db tools/loadtest | ^(mysql\.h|errmsg\.h|mysqld_error\.h)
 '
 
 # check_tree ROOT: print one line per forbidden include under ROOT (and
@@ -86,7 +87,8 @@ check "no include crosses a forbidden line in the source tree" eq "$status" 0
 # ---------------------------------------------------------------- a bad copy
 scratch=$(mktemp -d -t locsched-include-rules.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-for d in sched/common sched/policy sched/wire sched/scheduler sched/upload db daemons tools; do
+for d in sched/common sched/policy sched/wire sched/scheduler sched/upload db daemons tools \
+         tools/loadtest; do
     mkdir -p "$scratch/$d"
     cp "$top_srcdir/$d"/*.[ch] "$scratch/$d/"
 done

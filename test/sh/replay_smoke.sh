@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# replay_smoke.sh - a short run of the load replay (test/load/replay)
+# replay_smoke.sh - a short run of the load replay (tools/loadtest/replay)
 # against the sandbox's scheduler through Apache and mod_fcgid, with every
 # recorded request body as a template: 40 hosts, 4 in flight, about 8 s,
 # jobs reported 1 s after they arrive.  Checks that there was no error of
@@ -25,7 +25,7 @@ done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 srcdir=${srcdir:-$(dirname "$here")}
 build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$(dirname "$srcdir")}}
-REPLAY=$build/test/load/replay
+REPLAY=$build/tools/loadtest/replay
 TOOLS=$build/tools
 for p in "$REPLAY" "$TOOLS/create_account" "$TOOLS/add_app_version" "$TOOLS/create_batch"; do
     [ -x "$p" ] || { echo "Bail out! $p is not built"; exit 1; }

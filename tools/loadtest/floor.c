@@ -333,6 +333,14 @@ int main(int argc, char **argv)
     struct buf out;
     char err[1024];
 
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        printf("usage: floor [--config FILE]   (a FastCGI program; see "
+               "doc/load-testing.md)\n\n"
+               "  --config FILE   the project's configuration [$LOCSCHED_CONFIG, else\n"
+               "                  ./locsched.conf]\n"
+               "  --help          this text\n");
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "--config") == 0)
         config = argv[2];
     else if (argc != 1) {

@@ -68,6 +68,19 @@ int main(int argc, char **argv)
     struct dirent *e;
     int nnames = 0;
 
+    if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+        printf("usage: profile_driver --requests DIR --auth-file FILE [--hosts N] "
+               "[--count M] [--run-seconds X] [--work-secs S] [--config FILE]\n\n"
+               "  --requests DIR     recorded <scheduler_request> files (*.xml), the templates\n"
+               "  --auth-file FILE   account keys, one a line\n"
+               "  --hosts N          simulated hosts (default 100)\n"
+               "  --count M          requests to handle (default 1000)\n"
+               "  --run-seconds X    simulated run time of a job (default 0.05)\n"
+               "  --work-secs S      override the recorded work request\n"
+               "  --config FILE      the project's configuration [$LOCSCHED_CONFIG]\n"
+               "  --help             this text\n");
+        return 0;
+    }
     for (k = 1; k < argc; k++) {
         const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
         if (!v) {
