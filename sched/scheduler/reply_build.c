@@ -275,7 +275,15 @@ int reply_build(struct sched_reply *r, struct reply_store *st, struct sched_ctx 
     const struct sched_request *req = &rs->req;
     int i;
 
-    memset(st, 0, sizeof *st);
+    /* Only the arrays it owns need a known value: everything else in the
+     * store is written before it is read.  (Zeroing all of it, 24 KB,
+     * cost as many instructions as the rest of the builder but signing.) */
+    st->acks = NULL;
+    st->delete_files = NULL;
+    st->aborts = NULL;
+    st->av_files = NULL;
+    st->files = NULL;
+    st->refs = NULL;
     reply_head(r, ctx);
     if (rs->send_hostid)
         r->hostid = rs->hostid;

@@ -14,7 +14,9 @@
 #include "handler.h"
 #include "sched_reply.h"
 
-/* What a reply description points to, besides the request's own state. */
+/* What a reply description points to, besides the request's own state.
+ * reply_build() resets only the pointers (the arrays the store owns): a
+ * new one must be reset there and freed in reply_store_free(). */
 struct reply_store {
     const char **acks;
     const char **delete_files;
