@@ -4,8 +4,10 @@
  * doc/locality.md, "Daemons").
  *
  * Per cursor, one transaction: read the cursor, count its jobs with an
- * unsent result, and when they are fewer than the cushion turn the next
- * jobs from first_ungenerated_job_num on into workunits (fields from the
+ * unsent result, and when they are fewer than the cushion, or when the
+ * cursor's frontier (next_stretch_job_num, where the next stretch of a
+ * member starts) is less than a cushion behind first_ungenerated_job_num,
+ * turn the next jobs from first_ungenerated_job_num on into workunits (fields from the
  * batch and batch_job; input files [first_file_num, first_file_num +
  * nfiles) of the batch) with target_nresults UNSENT results each, then
  * advance first_ungenerated_job_num if it has not moved meanwhile (else
@@ -161,12 +163,12 @@ static int gen_body(struct db_conn *c, void *arg)
     struct gen_tx *t = arg;
     const struct db_wg_cursor *cur = t->cur;
     long long unsent = 0;
-    int fug = 0, last = 0, k, i, r;
+    int fug = 0, last = 0, frontier = 0, k, ahead, i, r;
 
     t->from = t->to = 0;
     t->renamed = 0;
     t->jobs.n = 0;
-    r = db_wg_cursor_read(c, cur->id, &fug, &last);
+    r = db_wg_cursor_read(c, cur->id, &fug, &last, &frontier);
     if (r == DB_NOTFOUND)
         return DB_OK;             /* gone since the listing: nothing to do */
     if (r != DB_OK)
@@ -176,9 +178,14 @@ static int gen_body(struct db_conn *c, void *arg)
     r = db_wg_unsent_jobs(c, cur->id, &unsent);
     if (r != DB_OK)
         return r;
-    if (unsent >= t->d->cfg.work_cushion)
+    /* the members' stretches reach up to the frontier: keep the jobs up
+     * to a cushion past it generated, so that a new stretch has work */
+    ahead = frontier > fug - t->d->cfg.work_cushion ? frontier + t->d->cfg.work_cushion - fug : 0;
+    if (unsent >= t->d->cfg.work_cushion && ahead <= 0)
         return DB_OK;
     k = t->d->cfg.work_cushion - (int)unsent;
+    if (k < ahead)
+        k = ahead;
     if (k > last - fug + 1)
         k = last - fug + 1;
     if (k > WG_MAX_CHUNK)

@@ -218,16 +218,16 @@ int db_cursor_create(struct db_conn *c, int batch_id, int first_job, int last_jo
 {
     static const char sql[] =
         "INSERT INTO locality_cursor (batch_id, first_job_num, last_job_num, last_file_num, "
-        "remaining_credit, first_unfinished_job_num, first_ungenerated_job_num, update_time) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+        "remaining_credit, first_unfinished_job_num, first_ungenerated_job_num, "
+        "next_stretch_job_num, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
     struct db_val p[] = { DBV_INT(batch_id), DBV_INT(first_job), DBV_INT(last_job),
                           DBV_INT(last_file), DBV_DBL(remaining_credit), DBV_INT(first_job),
-                          DBV_INT(first_job), DBV_INT(now) };
+                          DBV_INT(first_job), DBV_INT(first_job), DBV_INT(now) };
     char what[96];
     int r;
     snprintf(what, sizeof what, "add cursor for jobs %d..%d to [batch#%d]", first_job, last_job,
              batch_id);
-    r = db_exec(c, S_CURSOR_INS, sql, p, 8, NULL, what);
+    r = db_exec(c, S_CURSOR_INS, sql, p, 9, NULL, what);
     if (r == DB_OK && id)
         *id = (int)db_insert_id(c, S_CURSOR_INS);
     return r;

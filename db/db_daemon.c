@@ -102,15 +102,16 @@ int db_wg_cursors(struct db_conn *c, int mod_n, int mod_i,
     }
 }
 
-int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, int *last_job)
+int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, int *last_job,
+                      int *frontier)
 {
-    static const char sql[] = "SELECT first_ungenerated_job_num, last_job_num "
-                              "FROM locality_cursor WHERE id = ?";
+    static const char sql[] = "SELECT first_ungenerated_job_num, last_job_num, "
+                              "next_stretch_job_num FROM locality_cursor WHERE id = ?";
     struct db_val p[] = { DBV_INT(cursor_id) };
-    struct db_val cols[] = { DBV_INT(*first_ungenerated), DBV_INT(*last_job) };
+    struct db_val cols[] = { DBV_INT(*first_ungenerated), DBV_INT(*last_job), DBV_INT(*frontier) };
     char what[64];
     snprintf(what, sizeof what, "read [cursor#%d]", cursor_id);
-    return query_one(c, SLOT_WG_CURSOR_LOCK, sql, p, 1, cols, 2, what);
+    return query_one(c, SLOT_WG_CURSOR_LOCK, sql, p, 1, cols, 3, what);
 }
 
 int db_wg_unsent_jobs(struct db_conn *c, int cursor_id, long long *njobs)

@@ -38,10 +38,11 @@ struct db_wg_cursor {
 int db_wg_cursors(struct db_conn *c, int mod_n, int mod_i,
                   int (*row)(void *ctx, const struct db_wg_cursor *r), void *ctx);
 
-/* Read a cursor's generation point and last job (no lock: the final
- * db_wg_generated() checks that nobody moved it meanwhile).  DB_NOTFOUND
- * if it is gone. */
-int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, int *last_job);
+/* Read a cursor's generation point, last job and frontier (the next
+ * stretch; no lock: the final db_wg_generated() checks that nobody moved
+ * the generation point meanwhile).  DB_NOTFOUND if it is gone. */
+int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, int *last_job,
+                      int *frontier);
 
 /* Jobs of the cursor with at least one UNSENT result (uses
  * ind_res_cursor_unsent only). */

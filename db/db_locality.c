@@ -54,10 +54,12 @@ static int cursor_row(void *vctx)
 #define CURSOR_COLUMNS \
     "c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, " \
     "c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, " \
-    "c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, "
+    "c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, " \
+    "c.next_stretch_job_num, b.target_nresults, "
 
 /* Run a cursor read whose SELECT list is CURSOR_COLUMNS and then mine,
- * my_credit_rate, my_assign_time, user_in_team. */
+ * my_credit_rate, my_assign_time, user_in_team, my_stretch_first,
+ * my_stretch_last. */
 static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_val *params,
                         int nparams, int (*row)(void *ctx, const struct db_cursor_row *r),
                         void *ctx, const char *what)
@@ -73,10 +75,12 @@ static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_
             DBV_INT(x.r.first_unfinished_job_num), DBV_INT(x.r.first_unfinished_file),
             DBV_INT(x.r.last_file_num), DBV_DBL(x.r.remaining_credit),
             DBV_DBL(x.r.expavg_credit), DBV_DBL(x.r.max_host_credit), DBV_INT(x.r.nhosts),
+            DBV_INT(x.r.next_stretch), DBV_INT(x.r.replication),
             DBV_INT(x.r.mine), DBV_DBL(x.r.my_credit_rate), DBV_INT(x.r.my_assign_time),
-            DBV_INT(x.r.user_in_team),
+            DBV_INT(x.r.user_in_team), DBV_INT(x.r.my_stretch_first),
+            DBV_INT(x.r.my_stretch_last),
         };
-        return db_query(c, slot, sql, params, nparams, cols, 16, cursor_row, &x, NULL, what);
+        return db_query(c, slot, sql, params, nparams, cols, 20, cursor_row, &x, NULL, what);
     }
 }
 
@@ -88,7 +92,9 @@ int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
         "  COALESCE(bh.cursor_id = c.id, 0), "
         "  IF(bh.cursor_id = c.id, bh.credit_rate, 0), IF(bh.cursor_id = c.id, bh.assign_time, 0), "
         "  EXISTS (SELECT 1 FROM batch_host u WHERE u.cursor_id = c.id AND u.userid = ? "
-        "          AND u.host_id <> ?) "
+        "          AND u.host_id <> ?), "
+        "  IF(bh.cursor_id = c.id, bh.stretch_first, -1), "
+        "  IF(bh.cursor_id = c.id, bh.stretch_last, -1) "
         "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
         "  AND bj.job_num = c.first_unfinished_job_num "
@@ -106,7 +112,7 @@ int db_locality_all_cursors(struct db_conn *c,
                             int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
     static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "0, 0, 0, 0 "
+        "SELECT " CURSOR_COLUMNS "0, 0, 0, 0, -1, -1 "
         "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
         "  AND bj.job_num = c.first_unfinished_job_num "
@@ -120,7 +126,8 @@ int db_locality_my_cursors(struct db_conn *c, int hostid,
                            int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
     static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time, 0 "
+        "SELECT " CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time, 0, "
+        "  bh.stretch_first, bh.stretch_last "
         "FROM batch_host bh JOIN locality_cursor c ON c.id = bh.cursor_id "
         "JOIN batch b ON b.id = bh.batch_id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
@@ -133,38 +140,43 @@ int db_locality_my_cursors(struct db_conn *c, int hostid,
 }
 
 int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,
-                         double credit_rate, int now)
+                         double credit_rate, int now, int stretch_first, int stretch_last)
 {
     static const char sql[] =
         "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, create_time, "
-        "  credit_rate, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "  credit_rate, assign_time, stretch_first, stretch_last) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON DUPLICATE KEY UPDATE cursor_id = VALUES(cursor_id), userid = VALUES(userid), "
-        "  credit_rate = VALUES(credit_rate), assign_time = VALUES(assign_time)";
+        "  credit_rate = VALUES(credit_rate), assign_time = VALUES(assign_time), "
+        "  stretch_first = VALUES(stretch_first), stretch_last = VALUES(stretch_last)";
     struct db_val params[] = { DBV_INT(hostid), DBV_INT(batch_id), DBV_INT(cursor_id),
                                DBV_INT(userid), DBV_INT(now), DBV_DBL(credit_rate),
-                               DBV_INT(now) };
+                               DBV_INT(now), DBV_INT(stretch_first), DBV_INT(stretch_last) };
     char what[96];
     snprintf(what, sizeof what, "put [host#%d] in [cursor#%d] of [batch#%d]", hostid, cursor_id,
              batch_id);
-    return db_exec(c, SLOT_BH_ASSIGN, sql, params, 7, NULL, what);
+    return db_exec(c, SLOT_BH_ASSIGN, sql, params, 9, NULL, what);
 }
 
 int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
-                     double old_rate)
+                     double old_rate, int new_frontier)
 {
     static const char sql[] =
         "UPDATE locality_cursor SET "
         "  expavg_credit = GREATEST(0, expavg_credit + IF(id = ?, ?, -?)), "
         "  nhosts = GREATEST(0, nhosts + IF(id = ?, 1, -1)), "
-        "  max_host_credit = IF(id = ?, GREATEST(max_host_credit, ?), max_host_credit) "
+        "  max_host_credit = IF(id = ?, GREATEST(max_host_credit, ?), max_host_credit), "
+        "  next_stretch_job_num = IF(id = ?, GREATEST(next_stretch_job_num, ?), "
+        "                            next_stretch_job_num) "
         "WHERE id IN (?, ?)";
     struct db_val params[] = { DBV_INT(new_cursor), DBV_DBL(rate), DBV_DBL(old_rate),
                                DBV_INT(new_cursor), DBV_INT(new_cursor), DBV_DBL(rate),
+                               DBV_INT(new_cursor), DBV_INT(new_frontier),
                                DBV_INT(new_cursor), DBV_INT(old_cursor) };
     char what[80];
     snprintf(what, sizeof what, "move a host from [cursor#%d] to [cursor#%d]", old_cursor,
              new_cursor);
-    return db_exec(c, SLOT_CURSOR_ADJUST, sql, params, 8, NULL, what);
+    return db_exec(c, SLOT_CURSOR_ADJUST, sql, params, 10, NULL, what);
 }
 
 static int id_list(struct db_conn *c, const int *ids, int n, struct jbuf *b, const char *what)
@@ -227,4 +239,113 @@ int db_host_file_delete(struct db_conn *c, int hostid, const char *const *names,
     }
     free(b.p);
     return r;
+}
+
+/* ---- positions in the cursor (stretches) ---- */
+
+struct stretch_ctx {
+    struct db_stretch_row r;
+    int (*row)(void *ctx, const struct db_stretch_row *r);
+    void *ctx;
+    int *first_open, *frontier;
+};
+
+static int stretch_row(void *vctx)
+{
+    struct stretch_ctx *x = vctx;
+    if (x->r.host_id == 0) {       /* the cursor's row: frontier, first open job */
+        *x->frontier = x->r.first;
+        *x->first_open = x->r.last;
+        return 0;
+    }
+    return x->row(x->ctx, &x->r);
+}
+
+int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
+                    int (*row)(void *ctx, const struct db_stretch_row *r), void *ctx,
+                    int *first_open, int *frontier)
+{
+    /* The members' rows, then one row for the cursor (host_id 0) that
+     * carries the frontier and the first open job in the stretch
+     * columns.  The unsent results are found by ind_res_cursor_unsent
+     * (cursor_id, server_state, job_num); members by ind_bh_cursor_user. */
+    static const char sql[] =
+        "SELECT bh.host_id, bh.userid = ?, bh.credit_rate, bh.stretch_first, bh.stretch_last, "
+        "  (SELECT COUNT(*) FROM result r WHERE r.cursor_id = bh.cursor_id "
+        "   AND r.server_state = 2 AND r.job_num BETWEEN bh.stretch_first AND bh.stretch_last) "
+        "FROM batch_host bh "
+        "WHERE bh.cursor_id = ? AND bh.host_id <> ? AND bh.stretch_first >= 0 "
+        "UNION ALL "
+        "SELECT 0, 0, 0, c.next_stretch_job_num, COALESCE(("
+        "  SELECT MIN(r.job_num) FROM result r "
+        "  LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
+        "  WHERE r.cursor_id = c.id AND r.server_state = 2 AND o.id IS NULL "
+        "    AND r.job_num < c.next_stretch_job_num "
+        "    AND (SELECT COUNT(*) FROM batch_host b2 WHERE b2.cursor_id = c.id "
+        "         AND b2.host_id <> ? AND b2.stretch_first >= 0 "
+        "         AND r.job_num BETWEEN b2.stretch_first AND b2.stretch_last) < ? "
+        "    AND NOT EXISTS (SELECT 1 FROM batch_host b3 WHERE b3.cursor_id = c.id "
+        "         AND b3.userid = ? AND b3.host_id <> ? "
+        "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last)), -1), 0 "
+        "FROM locality_cursor c WHERE c.id = ?";
+    struct stretch_ctx x;
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(hostid),
+                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(replication),
+                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(cursor_id) };
+    char what[80];
+
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    x.first_open = first_open;
+    x.frontier = frontier;
+    *first_open = -1;
+    *frontier = -1;
+    snprintf(what, sizeof what, "read the stretches of [cursor#%d] for [host#%d]", cursor_id,
+             hostid);
+    {
+        struct db_val cols[] = { DBV_INT(x.r.host_id), DBV_INT(x.r.same_user),
+                                 DBV_DBL(x.r.credit_rate), DBV_INT(x.r.first),
+                                 DBV_INT(x.r.last), DBV_INT(x.r.unsent) };
+        return db_query(c, SLOT_STRETCH_READ, sql, params, 9, cols, 6, stretch_row, &x, NULL,
+                        what);
+    }
+}
+
+int db_stretch_frontier(struct db_conn *c, int cursor_id, int to)
+{
+    static const char sql[] =
+        "UPDATE locality_cursor SET next_stretch_job_num = GREATEST(next_stretch_job_num, ?) "
+        "WHERE id = ?";
+    struct db_val params[] = { DBV_INT(to), DBV_INT(cursor_id) };
+    char what[64];
+    snprintf(what, sizeof what, "advance the frontier of [cursor#%d] to %d", cursor_id, to);
+    return db_exec(c, SLOT_STRETCH_FRONTIER, sql, params, 2, NULL, what);
+}
+
+int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last)
+{
+    static const char sql[] =
+        "UPDATE batch_host SET stretch_first = ?, stretch_last = ? "
+        "WHERE host_id = ? AND batch_id = ?";
+    struct db_val params[] = { DBV_INT(first), DBV_INT(last), DBV_INT(hostid),
+                               DBV_INT(batch_id) };
+    char what[96];
+    snprintf(what, sizeof what, "give [host#%d] jobs %d..%d of [batch#%d]", hostid, first, last,
+             batch_id);
+    return db_exec(c, SLOT_STRETCH_SET, sql, params, 4, NULL, what);
+}
+
+int db_stretch_shrink(struct db_conn *c, int victim_host, int batch_id, int first, int last,
+                      int new_last)
+{
+    static const char sql[] =
+        "UPDATE batch_host SET stretch_last = ? "
+        "WHERE host_id = ? AND batch_id = ? AND stretch_first = ? AND stretch_last = ?";
+    struct db_val params[] = { DBV_INT(new_last), DBV_INT(victim_host), DBV_INT(batch_id),
+                               DBV_INT(first), DBV_INT(last) };
+    char what[96];
+    snprintf(what, sizeof what, "end the stretch of [host#%d] in [batch#%d] at job %d",
+             victim_host, batch_id, new_last);
+    return db_exec(c, SLOT_STRETCH_SHRINK, sql, params, 5, NULL, what);
 }

@@ -29,10 +29,14 @@ struct db_cursor_row {
     int last_file_num;
     double remaining_credit, expavg_credit, max_host_credit;
     int nhosts;
+    int next_stretch;              /* the frontier (next_stretch_job_num) */
+    int replication;               /* the batch's target_nresults */
     int mine;                      /* the host is in this team */
     double my_credit_rate;         /* what the host added to expavg_credit */
     int my_assign_time;
     int user_in_team;              /* another host of the user is in the team */
+    int my_stretch_first;          /* the host's stretch; -1: none */
+    int my_stretch_last;
 };
 
 /* The cursors of batch_id (if it is an active locality batch), in
@@ -51,9 +55,10 @@ int db_locality_all_cursors(struct db_conn *c,
 int db_locality_my_cursors(struct db_conn *c, int hostid,
                            int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 
-/* Make hostid a member of cursor_id's team for batch_id (insert or move). */
+/* Make hostid a member of cursor_id's team for batch_id (insert or
+ * move), with its first stretch [stretch_first, stretch_last] (-1: none). */
 int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,
-                         double credit_rate, int now);
+                         double credit_rate, int now, int stretch_first, int stretch_last);
 
 /*
  * The team totals after a join (old_cursor 0) or a move: new_cursor gains
@@ -61,7 +66,40 @@ int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor
  * changes in one statement, so that concurrent schedulers compose.
  */
 int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
-                     double old_rate);
+                     double old_rate, int new_frontier);
+
+/* ---- positions in the cursor (stretches) ---- */
+
+/* Another member of a team, with its stretch and the unsent results in it. */
+struct db_stretch_row {
+    int host_id;
+    int same_user;                 /* a host of the deciding host's user */
+    double credit_rate;
+    int first, last;
+    int unsent;
+};
+
+/*
+ * The stretch decision's read (one statement): the other members of
+ * cursor_id with a stretch (row callback), and, through *first_open, the
+ * lowest unsent job below the frontier that userid may take, that fewer
+ * than `replication` other members cover and no other host of userid
+ * covers (-1: none), and the frontier.
+ */
+int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
+                    int (*row)(void *ctx, const struct db_stretch_row *r), void *ctx,
+                    int *first_open, int *frontier);
+
+/* Advance the frontier of cursor_id to at least `to` (one statement). */
+int db_stretch_frontier(struct db_conn *c, int cursor_id, int to);
+
+/* Set the stretch of hostid in batch_id (one statement). */
+int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last);
+
+/* A take-over: the victim's stretch [first, last] ends at new_last now,
+ * unless it changed meanwhile (one statement). */
+int db_stretch_shrink(struct db_conn *c, int victim_host, int batch_id, int first, int last,
+                      int new_last);
 
 /* host_file rows for files sent to a host (by file id) and dropped by it
  * (by name: a file of an ended batch is no longer in the scheduler's

@@ -379,8 +379,27 @@ int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int na
     return r;
 }
 
-int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,
-                         struct db_candidate *out, int *n)
+int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int first_job,
+                         int last_job, int limit, struct db_candidate *out, int *n)
+{
+    static const char sql[] =
+        "SELECT " CAND_COLUMNS
+        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
+        "WHERE r.cursor_id = ? AND r.server_state = 2 AND r.job_num BETWEEN ? AND ? "
+        "  AND o.id IS NULL "
+        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+    struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(first_job),
+                               DBV_INT(last_job), DBV_INT(limit) };
+    char what[96];
+    snprintf(what, sizeof what, "select unsent results %d..%d of [cursor#%d]", first_job,
+             last_job, cursor_id);
+    return run_candidates(c, SLOT_CAND_CURSOR, sql, params, 5, limit, out, n, what);
+}
+
+int db_candidates_cursor_top(struct db_conn *c, int cursor_id, int userid, int limit,
+                             struct db_candidate *out, int *n)
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS
@@ -388,11 +407,49 @@ int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
         "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL "
-        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+        "ORDER BY r.job_num DESC LIMIT ? FOR UPDATE SKIP LOCKED";
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(limit) };
-    char what[64];
-    snprintf(what, sizeof what, "select unsent results of [cursor#%d]", cursor_id);
-    return run_candidates(c, SLOT_CAND_CURSOR, sql, params, 3, limit, out, n, what);
+    char what[80];
+    snprintf(what, sizeof what, "select the last unsent results of [cursor#%d]", cursor_id);
+    return run_candidates(c, SLOT_CAND_TOP, sql, params, 3, limit, out, n, what);
+}
+
+int db_candidates_files(struct db_conn *c, int cursor_id, int userid, const int *file_nums,
+                        int nfile_nums, int limit, struct db_candidate *out, int *n)
+{
+    /* all unsent results of the cursor are read by the index; those whose
+     * first and last input files the host holds are kept (and locked) */
+    static const char sql[] =
+        "SELECT " CAND_COLUMNS
+        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "JOIN workunit w ON w.id = r.workunitid "
+        "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
+        "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL AND w.nfiles > 0 "
+        "  AND JSON_CONTAINS(?, CAST(w.first_file_num AS CHAR)) "
+        "  AND JSON_CONTAINS(?, CAST(w.first_file_num + w.nfiles - 1 AS CHAR)) "
+        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+    struct jbuf b = { 0 };
+    char what[96];
+    int i, r;
+
+    *n = 0;
+    if (nfile_nums <= 0 || limit <= 0)
+        return DB_OK;
+    snprintf(what, sizeof what, "select unsent results of [cursor#%d] on %d held files",
+             cursor_id, nfile_nums);
+    jb_open(&b);
+    for (i = 0; i < nfile_nums; i++)
+        jb_int(&b, file_nums[i]);
+    jb_close(&b);
+    if (jb_failed(c, &b, what))
+        return DB_ERR;
+    {
+        struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_STRN(b.p, b.len),
+                                   DBV_STRN(b.p, b.len), DBV_INT(limit) };
+        r = run_candidates(c, SLOT_CAND_FILES, sql, params, 5, limit, out, n, what);
+    }
+    free(b.p);
+    return r;
 }
 
 int db_claim_results(struct db_conn *c, int hostid, int userid, int now,

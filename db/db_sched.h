@@ -162,9 +162,21 @@ struct db_candidate {
 int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int nappids,
                         int limit, struct db_candidate *out, int *n);
 
-/* The same for one locality cursor, in job order. */
-int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int limit,
-                         struct db_candidate *out, int *n);
+/* The same for one locality cursor, in job order, jobs
+ * [first_job, last_job] only. */
+int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int first_job,
+                         int last_job, int limit, struct db_candidate *out, int *n);
+
+/* The same from the cursor's end, in descending job order: the jobs its
+ * members reach last. */
+int db_candidates_cursor_top(struct db_conn *c, int cursor_id, int userid, int limit,
+                             struct db_candidate *out, int *n);
+
+/* The same for the jobs of one cursor, anywhere in its range, whose first
+ * and last input files are among file_nums[0..nfile_nums) (the files the
+ * host holds), in job order. */
+int db_candidates_files(struct db_conn *c, int cursor_id, int userid, const int *file_nums,
+                        int nfile_nums, int limit, struct db_candidate *out, int *n);
 
 /* One claim: result, app version, deadline and the flops estimate used. */
 struct db_claim {

@@ -28,6 +28,13 @@ enum db_slot {
     SLOT_HF_DELETE,
     SLOT_LOC_ALL_CURSORS,
     SLOT_LOC_MY_CURSORS,
+    /* scheduler, positions in a cursor (db_locality.c) */
+    SLOT_STRETCH_READ,
+    SLOT_STRETCH_FRONTIER,
+    SLOT_STRETCH_SET,
+    SLOT_STRETCH_SHRINK,
+    SLOT_CAND_FILES,
+    SLOT_CAND_TOP,
     /* scheduler, lost results (db_sched.c) */
     SLOT_HOST_IN_PROGRESS,
     SLOT_LOST_UPDATE,

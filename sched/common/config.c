@@ -98,13 +98,19 @@ static const struct cfg_key config_table[] = {
     { "host_idle_timeout", CT_INT, OFF(host_idle_timeout), "259200", 60, 365 * 86400,
       "seconds without contact after which a host leaves its team" },
     { "work_cushion", CT_INT, OFF(work_cushion), "100", 1, 1000000,
-      "unsent jobs the work generator keeps per cursor" },
+      "unsent jobs the work generator keeps per cursor, and generates ahead of the "
+      "cursor's frontier (the next stretch) with locality_positions" },
     { "locality_window", CT_INT, OFF(locality_window), "32", 1, 128,
       "unsent jobs of the host's cursor, in job order, among which the scheduler "
       "prefers those whose files the host holds" },
     { "locality_file_preference", CT_BOOL, OFF(locality_file_preference), "1", 0, 1,
-      "1: within the window, offer first the jobs whose input files the host holds; "
-      "0: strict job order" },
+      "1: offer first the unsent jobs of the host's cursor, anywhere in its range, whose "
+      "input files the host holds, and within the window those that need the fewest "
+      "downloads; 0: strict job order" },
+    { "locality_positions", CT_BOOL, OFF(locality_positions), "1", 0, 1,
+      "1: each member of a team works its own stretch of the cursor's jobs, sized by "
+      "its share of the team's speed (R members per stretch with R replicas); "
+      "0: the team shares one window at the front of its cursor" },
     { "credit_half_life", CT_DBL, OFF(credit_half_life), "604800", 1, 1e9,
       "half-life of expavg_credit, seconds (BOINC: one week)" },
 

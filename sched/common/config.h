@@ -64,6 +64,7 @@ struct config {
     int work_cushion;                  /* unsent jobs kept per cursor */
     int locality_window;               /* unsent jobs of a cursor considered per request */
     int locality_file_preference;      /* 1: prefer jobs whose files the host holds */
+    int locality_positions;            /* 1: each member works its own stretch */
     double credit_half_life;           /* seconds, BOINC's: one week */
 
     /* lost hosts and tail replicas (doc/locality.md) */

@@ -14,6 +14,7 @@
 #include "db_locality.h"
 #include "handler.h"
 #include "locality_pick.h"
+#include "locality_stretch.h"
 #include "log.h"
 
 /* ---- the cursors of the active locality batches ---- */
@@ -120,21 +121,36 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
 
 /* ---- team choice for one batch ---- */
 
+/* The host's credit rate now (doc/locality.md, "Words and units"). */
+static double request_host_rate(const struct sched_ctx *ctx, const struct request_state *rs)
+{
+    struct host_speed hs;
+    memset(&hs, 0, sizeof hs);
+    hs.p_fpops = rs->req.p_fpops;
+    hs.p_ncpus = rs->req.p_ncpus;
+    hs.on_frac = rs->req.on_frac;
+    hs.active_frac = rs->req.active_frac;
+    hs.expavg_credit = rs->host.expavg_credit;
+    hs.expavg_time = rs->host.expavg_time;
+    return host_credit_rate(&hs, (double)rs->now, ctx->cfg.credit_half_life);
+}
+
 /*
- * Decide the host's team among the n cursors of one batch and fill lc.
- * A join or a move writes; with may_write 0 it writes nothing and sets
- * *needs_fresh instead (the caller reads the cursors fresh and calls
- * again), so that only fresh figures ever change a team.
+ * Decide the host's team among the n cursors of one batch and fill lc,
+ * and team with the chosen cursor (with the host's stretch in it).
+ * A join or a move writes, with the host's first stretch; with may_write
+ * 0 it writes nothing and sets *needs_fresh instead (the caller reads the
+ * cursors fresh and calls again), so that only fresh figures ever change
+ * a team.
  */
 static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
                        const struct db_cursor_row *rows, int n, struct loc_choice *lc,
-                       int may_write, int *needs_fresh)
+                       struct loc_team *team, int limit, int may_write, int *needs_fresh)
 {
     struct cc_cursor cs[256];
     struct cc_host h;
     struct cc_params p;
     struct cc_choice ch;
-    struct host_speed hs;
     const struct db_cursor_row *to;
     int i, r;
 
@@ -159,14 +175,7 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
             h.assign_time = rows[i].my_assign_time;
         }
     }
-    memset(&hs, 0, sizeof hs);
-    hs.p_fpops = rs->req.p_fpops;
-    hs.p_ncpus = rs->req.p_ncpus;
-    hs.on_frac = rs->req.on_frac;
-    hs.active_frac = rs->req.active_frac;
-    hs.expavg_credit = rs->host.expavg_credit;
-    hs.expavg_time = rs->host.expavg_time;
-    h.rate = host_credit_rate(&hs, (double)rs->now, ctx->cfg.credit_half_life);
+    h.rate = request_host_rate(ctx, rs);
     h.now = rs->now;
     p.team_size_max = ctx->cfg.team_size_max;
     p.move_ratio = ctx->cfg.move_ratio;
@@ -189,15 +198,26 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
         lc->first_needed_file = to->first_unfinished_file;
         lc->last_needed_file = to->last_file_num;
     }
+    team->row = *to;
+    team->rate = h.rate;
     if (ch.action == CC_JOIN || ch.action == CC_MOVE) {
         const struct db_cursor_row *from = ch.action == CC_MOVE ? &rows[ch.from] : NULL;
+        int first, last, frontier;
+        locality_stretch_on_join(ctx, to, h.rate, locality_request_jobs(ctx, limit), &first,
+                                 &last, &frontier);
         r = db_batch_host_assign(ctx->db, rs->hostid, to->batch_id, to->id, rs->user.id, h.rate,
-                                 (int)rs->now);
+                                 (int)rs->now, first, last);
         if (r == DB_OK)
             r = db_cursor_adjust(ctx->db, to->id, h.rate, from ? from->id : 0,
-                                 from ? from->my_credit_rate : 0);
+                                 from ? from->my_credit_rate : 0, frontier);
         if (r != DB_OK)
             return r;
+        team->row.mine = 1;
+        team->row.my_stretch_first = first;
+        team->row.my_stretch_last = last;
+        team->row.expavg_credit += h.rate;
+        if (frontier > team->row.next_stretch)
+            team->row.next_stretch = frontier;
         if (from)
             log_info("[host#%d] moves from [cursor#%d] to [cursor#%d] of [batch#%d]%s",
                      rs->hostid, from->id, to->id, to->batch_id,
@@ -233,11 +253,57 @@ static int refresh_cursor_cache(struct sched_ctx *ctx, time_t now)
     return DB_OK;
 }
 
+/* The file numbers the host holds in batch_id (from the sorted held set). */
+static void held_in_batch(const struct held_set *h, int batch_id, int *nums, struct loc_held *out)
+{
+    int i;
+    out->file_nums = nums;
+    out->n = 0;
+    for (i = 0; i < h->n; i++)
+        if (h->f[i].batch_id == batch_id)
+            nums[out->n++] = h->f[i].file_num;
+}
+
+/*
+ * No empty reply while work exists: a host whose own cursor has nothing
+ * for it takes, in this request, the unsent jobs of the cursor of the
+ * same batch that needs help most (the greatest est_time_left among the
+ * unfinished ones), from its end: the jobs its members reach last, which
+ * are neighbours (few files) and the ones that would make its tail.  It
+ * stays in its own team: the move rules decide that, at its next request.
+ */
+static int help_neediest(struct sched_ctx *ctx, struct request_state *rs,
+                         const struct db_cursor_row *rows, int n, int own_cursor, int limit,
+                         struct db_candidate *out, int *got)
+{
+    int i, best = -1;
+    double best_est = -1;
+
+    *got = 0;
+    for (i = 0; i < n; i++) {
+        double est;
+        if (rows[i].id == own_cursor || rows[i].first_unfinished_job_num > rows[i].last_job_num ||
+            !(rows[i].remaining_credit > 0))
+            continue;
+        est = est_time_left(rows[i].remaining_credit, rows[i].expavg_credit);
+        if (best < 0 || est > best_est) {
+            best = i;
+            best_est = est;
+        }
+    }
+    if (best < 0)
+        return DB_OK;
+    log_debug("[host#%d] nothing in [cursor#%d]: helps [cursor#%d]", rs->hostid, own_cursor,
+              rows[best].id);
+    return db_candidates_cursor_top(ctx->db, rows[best].id, rs->user.id, limit, out, got);
+}
+
 static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,
                                struct db_candidate *out, int *n)
 {
     struct cursor_list cl = { 0 };
     struct held_set held = { 0 };
+    int *held_nums = NULL;
     int i, r = DB_OK, nloc_cands;
 
     *n = 0;
@@ -247,12 +313,20 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * has ended, and after_claim deletes it with no statement. */
     if (ctx->apps.nactive_locality > 0) {
         struct app_cache *ac = &ctx->apps;
-        r = refresh_cursor_cache(ctx, rs->now);
+        if (map_held(ctx, rs, &held) != DB_OK)
+            return DB_ERR;
+        held_nums = malloc(sizeof *held_nums * (size_t)(held.n ? held.n : 1));
+        if (!held_nums)
+            r = DB_ERR;
+        if (r == DB_OK)
+            r = refresh_cursor_cache(ctx, rs->now);
         if (r == DB_OK)
             r = db_locality_my_cursors(ctx->db, rs->hostid, add_cursor, &cl);
         for (i = 0; r == DB_OK && i < ac->ncursors;) {
             int j = i, k, m, needs_fresh = 0;
             struct loc_choice *lc;
+            struct loc_team team;
+            struct db_cursor_row *rows = NULL;
             while (j < ac->ncursors && ac->cursors[j].batch_id == ac->cursors[i].batch_id)
                 j++;
             if (rs->nloc == LOC_MAX_BATCHES) {
@@ -262,11 +336,12 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
             }
             lc = &rs->loc[rs->nloc++];
             memset(lc, 0, sizeof *lc);
+            memset(&team, 0, sizeof team);
             lc->batch_id = ac->cursors[i].batch_id;
             lc->first_needed_file = 1;
             if (handler_app_runnable(ctx, rs, ac->cursors[i].appid)) {
                 /* the cached cursors, with the host's own read fresh */
-                struct db_cursor_row *rows = malloc(sizeof *rows * (size_t)(j - i));
+                rows = malloc(sizeof *rows * (size_t)(j - i));
                 if (!rows) {
                     r = DB_ERR;
                     break;
@@ -276,38 +351,46 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                     for (m = 0; m < cl.n; m++)
                         if (cl.rows[m].id == rows[k].id)
                             rows[k] = cl.rows[m];
-                r = choose_team(ctx, rs, rows, j - i, lc, 0, &needs_fresh);
-                free(rows);
+                r = choose_team(ctx, rs, rows, j - i, lc, &team, limit - *n, 0, &needs_fresh);
                 if (r == DB_OK && needs_fresh) {
                     struct cursor_list fresh = { 0 };
                     r = db_locality_cursors(ctx->db, lc->batch_id, rs->hostid, rs->user.id,
                                             add_cursor, &fresh);
                     if (r == DB_OK && fresh.n > 0)
-                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, 1, &needs_fresh);
+                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, &team, limit - *n, 1,
+                                        &needs_fresh);
                     free(fresh.rows);
                 }
             }
             if (r == DB_OK && lc->cursor_id > 0 && *n < limit) {
-                r = db_candidates_cursor(ctx->db, lc->cursor_id, rs->user.id, limit - *n,
-                                         out + *n, &k);
+                struct loc_held hb;
+                held_in_batch(&held, lc->batch_id, held_nums, &hb);
+                r = locality_stretch_candidates(ctx, rs, &team, &hb, limit - *n, out + *n, &k);
+                if (r == DB_OK && k == 0 && rows)
+                    r = help_neediest(ctx, rs, rows, j - i, lc->cursor_id, limit - *n,
+                                      out + *n, &k);
                 if (r == DB_OK)
                     *n += k;
             }
+            free(rows);
             i = j;
         }
     }
     free(cl.rows);
-    if (r != DB_OK)
+    free(held_nums);
+    if (r != DB_OK) {
+        free(held.f);
         return r;
+    }
 
-    /* sticky preference within the window (unless configured off) */
+    /* sticky preference among the candidates (unless configured off) */
     nloc_cands = *n;
     if (nloc_cands > 1 && ctx->cfg.locality_file_preference) {
         struct lp_job *jobs = calloc((size_t)nloc_cands, sizeof *jobs);
         int *order = calloc((size_t)nloc_cands, sizeof *order);
         struct db_candidate *copy = malloc(sizeof *copy * (size_t)nloc_cands);
         struct lp_files lf = { held_has, file_nbytes, &held };
-        if (!jobs || !order || !copy || map_held(ctx, rs, &held) != DB_OK) {
+        if (!jobs || !order || !copy) {
             free(jobs);
             free(order);
             free(copy);
@@ -328,8 +411,8 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
         free(jobs);
         free(order);
         free(copy);
-        free(held.f);
     }
+    free(held.f);
 
     /* plain batches: when the cache knows of some, or of no batch at all
      * (a batch created since the cache was loaded is then still served) */
