@@ -265,12 +265,18 @@ void emu_exp_locality_defaults(struct emu_cli *cli)
 
 int emu_exp_locality(struct emu_cli *cli)
 {
-    static const char *const names[3] = { "cursors", "cursors+pref", "plain" };
+    static const char *const names[3] = { "cursors", "positions", "plain" };
     struct emu_outcome o[3];
-    int k, failed = 0;
+    double x[MAX_POINTS];
+    int k, i, n, failed = 0;
     const char *name;
     char script[2048];
     FILE *dat;
+
+    /* --points picks the ways: 0 cursors, 1 cursors with positions, 2 plain */
+    n = points(cli, "0,1,2", x);
+    if (n < 0)
+        return 1;
 
     if (cli->quick) {
         cli->sc.nhosts = 200;
@@ -290,10 +296,15 @@ int emu_exp_locality(struct emu_cli *cli)
                  "ratio rpcs_per_job idleness waste done\n");
     printf("%-13s %9s %9s %11s %8s %6s %9s %8s %7s %5s\n", "dispatch", "hosts/file", "MB/job",
            "makespan h", "ideal h", "ratio", "RPCs/job", "idle", "waste", "done");
-    for (k = 0; k < 3; k++) {
+    for (i = 0; i < n; i++) {
         struct emu_scenario sc = cli->sc;
+        k = (int)x[i];
+        if (k < 0 || k > 2) {
+            fprintf(stderr, "emu: locality --points: 0 (cursors), 1 (positions), 2 (plain)\n");
+            return 1;
+        }
         sc.locality = k < 2;
-        sc.file_pref = k == 1;
+        sc.positions = k == 1;
         if (run_one(&sc, &o[k], names[k]) < 0) {
             failed = 1;
             memset(&o[k], 0, sizeof o[k]);

@@ -44,6 +44,7 @@ static const struct opt opts[] = {
     { "--locality", K_FLAG, "", "a locality batch (default: plain)" },
     { "--plain", K_FLAG, "", "a plain batch, dispatched in job order" },
     { "--no-file-pref", K_FLAG, "", "locality_file_preference = 0" },
+    { "--no-positions", K_FLAG, "", "locality_positions = 0 (a team shares one window)" },
     { "--ws1", K_FLAG, "", "sched_policy = ws1" },
     { "--ws2", K_FLAG, "", "sched_policy = ws2 (default)" },
     { "--jobs", K_INT, "N", "jobs in the batch (0: enough for the run)" },
@@ -137,6 +138,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--locality")) { sc->locality = 1; return 0; }
     if (IS("--plain")) { sc->locality = 0; return 0; }
     if (IS("--no-file-pref")) { sc->file_pref = 0; return 0; }
+    if (IS("--no-positions")) { sc->positions = 0; return 0; }
     if (IS("--ws1")) { sc->ws2 = 0; return 0; }
     if (IS("--ws2")) { sc->ws2 = 1; return 0; }
     if (IS("--until-done")) { sc->until_done = 1; return 0; }

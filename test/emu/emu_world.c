@@ -47,6 +47,7 @@ void emu_scenario_defaults(struct emu_scenario *sc)
     sc->share = 100;
     sc->ws2 = 1;
     sc->file_pref = 1;
+    sc->positions = 1;
     sc->nfiles = 0;
     sc->files_per_job = 1;
     sc->file_bytes = 1e6;
@@ -461,8 +462,9 @@ static char *config_text(const struct emu_scenario *sc)
     static char text[4096];
     snprintf(text, sizeof text,
              "sched_policy = %s\nteam_size_min = %d\nteam_size_max = %d\n"
-             "locality_file_preference = %d\n%s\n",
+             "locality_file_preference = %d\nlocality_positions = %d\n%s\n",
              sc->ws2 ? "ws2" : "ws1", sc->team_min, sc->team_max, sc->file_pref ? 1 : 0,
+             sc->positions ? 1 : 0,
              sc->extra_config ? sc->extra_config : "");
     return text;
 }

@@ -47,6 +47,7 @@ struct emu_scenario {
     double share;
     int locality;                  /* 1: locality batch; 0: plain */
     int file_pref;                 /* locality_file_preference */
+    int positions;                 /* locality_positions */
     int ws2;                       /* sched_policy ws2 (else ws1) */
     int njobs;                     /* 0: enough for the run */
     int nfiles, files_per_job;

@@ -217,6 +217,11 @@ if [ "$LOCALITY" = 1 ]; then
     first_del=$(grep -n "Got server request to delete file ${BATCH}_in" "$LOG" | head -n 1 | cut -d: -f1)
     last_ack=$(grep -n "got ack for task ${BATCH}_" "$LOG" | tail -n 1 | cut -d: -f1)
     check "log: the client got <delete_file_info> for every input file" eq "$ndel" "$NFILES"
+    # sticky files are kept while the host's jobs need them: each is
+    # downloaded once by the one host that uses it (never deleted early and
+    # fetched again)
+    check "log: each sticky input file downloaded exactly once" \
+        eq "$(grep -oE "Finished download of ${BATCH}_in[0-9]+" "$LOG" | wc -l)" "$NFILES"
     check "log: the first <delete_file_info> came before the last job was acknowledged" \
         lt "$first_del" "$last_ack"
     kept=""
