@@ -19,16 +19,13 @@ int stretch_size(const struct sc_cursor *c, const struct sc_host *h)
 {
     int left = jobs_left(c), r = c->replication > 0 ? c->replication : 1;
     int min = h->min_jobs > 0 ? h->min_jobs : 1;
-    double share, size, team;
+    double share, size;
 
     if (left == 0)
         return min;
     /* the team's rate includes the host's once it is a member; a host
      * alone (or of unknown rate) takes everything */
-    team = c->team_rate;
-    if (team < h->rate * c->team_size_min)
-        team = h->rate * c->team_size_min;
-    share = team > 0 && h->rate > 0 ? h->rate / team : 1;
+    share = c->team_rate > 0 && h->rate > 0 ? h->rate / c->team_rate : 1;
     if (share > 1)
         share = 1;
     size = ceil((double)left * r * share);

@@ -22,9 +22,10 @@
  * A stretch is the member's share of the cursor's remaining replicas:
  * jobs left x R x its rate / the team's rate, at least min_jobs (what one
  * of its work requests takes) and at most the jobs left.  While a team is
- * still forming, its rate counts as at least team_size_min times the
- * host's (else the first to join would take the whole cursor, and the
- * others would have to take it over piece by piece).
+ * forming, the first members thus take large stretches, and those who
+ * join later take them over in proportion to their rates (in emulator
+ * runs this finished batches sooner than counting a forming team as
+ * team_size_min hosts, for the same hosts per file).
  */
 #ifndef LOCSCHED_STRETCH_CHOICE_H
 #define LOCSCHED_STRETCH_CHOICE_H
@@ -38,7 +39,6 @@ struct sc_cursor {
                                   * frontier, that fewer than R others cover; -1 none */
     int replication;             /* R: results per job */
     double team_rate;            /* sum of the members' credit rates */
-    int team_size_min;           /* a team is expected to grow to this size */
 };
 
 /* Another member of the team, with its stretch. */

@@ -24,11 +24,10 @@ int locality_request_jobs(const struct sched_ctx *ctx, int limit)
     return jobs > 1 ? jobs : 1;
 }
 
-static void sc_cursor_of(const struct sched_ctx *ctx, const struct db_cursor_row *row,
-                         double team_rate, int frontier, int first_open, struct sc_cursor *c)
+static void sc_cursor_of(const struct db_cursor_row *row, double team_rate, int frontier,
+                         int first_open, struct sc_cursor *c)
 {
     memset(c, 0, sizeof *c);
-    c->team_size_min = ctx->cfg.team_size_min;
     c->last_job_num = row->last_job_num;
     c->first_unfinished_job_num = row->first_unfinished_job_num;
     /* a cursor made without a frontier starts at its first job */
@@ -49,7 +48,7 @@ void locality_stretch_on_join(const struct sched_ctx *ctx, const struct db_curso
     *frontier = 0;
     if (!ctx->cfg.locality_positions)
         return;
-    sc_cursor_of(ctx, row, row->expavg_credit + rate, row->next_stretch, -1, &c);
+    sc_cursor_of(row, row->expavg_credit + rate, row->next_stretch, -1, &c);
     stretch_on_join(&c, &h, &ch);
     if (ch.action == SC_FRONTIER) {
         *first = ch.first;
@@ -99,7 +98,7 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
         free(ml.m);
         return r;
     }
-    sc_cursor_of(ctx, row, row->expavg_credit > 0 ? row->expavg_credit : team->rate, frontier,
+    sc_cursor_of(row, row->expavg_credit > 0 ? row->expavg_credit : team->rate, frontier,
                  first_open, &c);
     h.rate = team->rate;
     h.min_jobs = locality_request_jobs(ctx, limit);

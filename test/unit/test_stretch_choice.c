@@ -42,10 +42,8 @@ static void test_size(void)
     TAP_EQ_INT(stretch_size(&c, &h), 10, "only the jobs left count");
     c.team_rate = 0;
     TAP_EQ_INT(stretch_size(&c, &h), 150, "a team of unknown rate: everything left");
-    c.team_size_min = 10;
-    TAP_EQ_INT(stretch_size(&c, &h), 15, "a forming team counts as team_size_min hosts");
     c.team_rate = 5000;
-    TAP_EQ_INT(stretch_size(&c, &h), 3, "a formed team: its own rate");
+    TAP_EQ_INT(stretch_size(&c, &h), 3, "a team's share: 150 x 100 / 5000");
 }
 
 static void test_join(void)
