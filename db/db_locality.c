@@ -262,8 +262,8 @@ static int stretch_row(void *vctx)
 }
 
 int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
-                    int (*row)(void *ctx, const struct db_stretch_row *r), void *ctx,
-                    int *first_open, int *frontier)
+                    int near_job, int (*row)(void *ctx, const struct db_stretch_row *r),
+                    void *ctx, int *first_open, int *frontier)
 {
     /* The members' rows, then one row for the cursor (host_id 0) that
      * carries the frontier and the first open job in the stretch
@@ -277,7 +277,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "WHERE bh.cursor_id = ? AND bh.host_id <> ? AND bh.stretch_first >= 0 "
         "UNION ALL "
         "SELECT 0, 0, 0, c.next_stretch_job_num, COALESCE(("
-        "  SELECT MIN(r.job_num) FROM result r "
+        "  SELECT r.job_num FROM result r "
         "  LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
         "  WHERE r.cursor_id = c.id AND r.server_state = 2 AND o.id IS NULL "
         "    AND r.job_num < c.next_stretch_job_num "
@@ -286,12 +286,14 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "         AND r.job_num BETWEEN b2.stretch_first AND b2.stretch_last) < ? "
         "    AND NOT EXISTS (SELECT 1 FROM batch_host b3 WHERE b3.cursor_id = c.id "
         "         AND b3.userid = ? AND b3.host_id <> ? "
-        "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last)), -1), 0 "
+        "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last) "
+        "  ORDER BY r.job_num < ?, r.job_num LIMIT 1), -1), 0 "
         "FROM locality_cursor c WHERE c.id = ?";
     struct stretch_ctx x;
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(hostid),
                                DBV_INT(userid), DBV_INT(hostid), DBV_INT(replication),
-                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(cursor_id) };
+                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(near_job),
+                               DBV_INT(cursor_id) };
     char what[80];
 
     memset(&x, 0, sizeof x);
@@ -307,7 +309,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         struct db_val cols[] = { DBV_INT(x.r.host_id), DBV_INT(x.r.same_user),
                                  DBV_DBL(x.r.credit_rate), DBV_INT(x.r.first),
                                  DBV_INT(x.r.last), DBV_INT(x.r.unsent) };
-        return db_query(c, SLOT_STRETCH_READ, sql, params, 9, cols, 6, stretch_row, &x, NULL,
+        return db_query(c, SLOT_STRETCH_READ, sql, params, 10, cols, 6, stretch_row, &x, NULL,
                         what);
     }
 }

@@ -82,13 +82,15 @@ struct db_stretch_row {
 /*
  * The stretch decision's read (one statement): the other members of
  * cursor_id with a stretch (row callback), and, through *first_open, the
- * lowest unsent job below the frontier that userid may take, that fewer
- * than `replication` other members cover and no other host of userid
- * covers (-1: none), and the frontier.
+ * first "open" job: an unsent job below the frontier that userid may
+ * take, that fewer than `replication` other members cover and no other
+ * host of userid covers; the lowest at or after near_job (next to the
+ * host's last stretch, whose files it holds), else the lowest (-1: none);
+ * and the frontier.
  */
 int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
-                    int (*row)(void *ctx, const struct db_stretch_row *r), void *ctx,
-                    int *first_open, int *frontier);
+                    int near_job, int (*row)(void *ctx, const struct db_stretch_row *r),
+                    void *ctx, int *first_open, int *frontier);
 
 /* Advance the frontier of cursor_id to at least `to` (one statement). */
 int db_stretch_frontier(struct db_conn *c, int cursor_id, int to);

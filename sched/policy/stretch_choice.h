@@ -8,10 +8,11 @@
  * replication R, R members cover each job (one replica each), so a file
  * reaches about R hosts.  A member whose stretch has nothing left for it
  * takes, in this order:
- *   1. open work: the lowest unsent job it may take that fewer than R
- *      other members cover, none of its own user (a lane of a stretch not
- *      yet staffed, or the stretch of a member that left); its stretch
- *      runs from there while jobs stay so;
+ *   1. open work: an unsent job it may take that fewer than R other
+ *      members cover, none of its own user (a lane of a stretch not yet
+ *      staffed, or the stretch of a member that left), the first next to
+ *      its last stretch if there is one (the data layer finds it); its
+ *      stretch runs from there while jobs stay so;
  *   2. a new stretch at the cursor's frontier (the first job no stretch
  *      was cut from), which then advances past it;
  *   3. a take-over: the member with the most time left (its unsent jobs
@@ -35,7 +36,7 @@ struct sc_cursor {
     int last_job_num;
     int first_unfinished_job_num;
     int next_stretch;            /* the frontier */
-    int first_open;              /* lowest unsent job the host may take, below the
+    int first_open;              /* an unsent job the host may take, below the
                                   * frontier, that fewer than R others cover; -1 none */
     int replication;             /* R: results per job */
     double team_rate;            /* sum of the members' credit rates */

@@ -92,8 +92,9 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     if (!ml.m)
         return DB_ERR;
     r = db_stretch_read(ctx->db, row->id, rs->hostid, rs->user.id,
-                        row->replication > 0 ? row->replication : 1, add_member, &ml,
-                        &first_open, &frontier);
+                        row->replication > 0 ? row->replication : 1,
+                        row->my_stretch_first >= 0 ? row->my_stretch_last + 1 : 0, add_member,
+                        &ml, &first_open, &frontier);
     if (r != DB_OK || frontier < 0) {
         free(ml.m);
         return r;

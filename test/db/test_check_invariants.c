@@ -265,7 +265,9 @@ static void expect_clean(const char *when)
 
 /* The scratch configuration: the sandbox's, with the scratch database,
  * absolute folders (those of the sandbox project, a log folder here) and
- * a work cushion of 3. */
+ * a work cushion of 3; without positions in the cursor, whose first member
+ * would take a stretch of the whole cursor and have it all generated: the
+ * damage below needs a cursor with jobs not generated yet. */
 static void write_config(const char *src)
 {
     struct config cfg;
@@ -297,7 +299,7 @@ static void write_config(const char *src)
     fprintf(out,
             "\ndb_name = " SCRATCH_DB "\nkey_dir = %s\nlog_dir = %s/invcheck-log\n"
             "download_dir = %s\nupload_dir = %s\nrecord_dir = %s\nwork_cushion = 3\n"
-            "log_level = 1\n",
+            "locality_positions = 0\nlog_level = 1\n",
             cfg.key_dir, work_dir, cfg.download_dir, cfg.upload_dir, cfg.record_dir);
     fclose(in);
     if (fclose(out) != 0)
