@@ -314,28 +314,33 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
     }
 }
 
-int db_stretch_frontier(struct db_conn *c, int cursor_id, int to)
+int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last,
+                   int frontier)
 {
-    static const char sql[] =
-        "UPDATE locality_cursor SET next_stretch_job_num = GREATEST(next_stretch_job_num, ?) "
-        "WHERE id = ?";
-    struct db_val params[] = { DBV_INT(to), DBV_INT(cursor_id) };
-    char what[64];
-    snprintf(what, sizeof what, "advance the frontier of [cursor#%d] to %d", cursor_id, to);
-    return db_exec(c, SLOT_STRETCH_FRONTIER, sql, params, 2, NULL, what);
-}
-
-int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last)
-{
+    /* with a new frontier, the member's row and its cursor's in one
+     * statement (GREATEST: concurrent schedulers compose) */
+    static const char sql_frontier[] =
+        "UPDATE batch_host bh JOIN locality_cursor c ON c.id = bh.cursor_id "
+        "SET bh.stretch_first = ?, bh.stretch_last = ?, "
+        "  c.next_stretch_job_num = GREATEST(c.next_stretch_job_num, ?) "
+        "WHERE bh.host_id = ? AND bh.batch_id = ?";
     static const char sql[] =
         "UPDATE batch_host SET stretch_first = ?, stretch_last = ? "
         "WHERE host_id = ? AND batch_id = ?";
-    struct db_val params[] = { DBV_INT(first), DBV_INT(last), DBV_INT(hostid),
-                               DBV_INT(batch_id) };
-    char what[96];
-    snprintf(what, sizeof what, "give [host#%d] jobs %d..%d of [batch#%d]", hostid, first, last,
-             batch_id);
-    return db_exec(c, SLOT_STRETCH_SET, sql, params, 4, NULL, what);
+    char what[112];
+
+    snprintf(what, sizeof what, "give [host#%d] jobs %d..%d of [batch#%d]%s", hostid, first,
+             last, batch_id, frontier > 0 ? " at the frontier" : "");
+    if (frontier > 0) {
+        struct db_val params[] = { DBV_INT(first), DBV_INT(last), DBV_INT(frontier),
+                                   DBV_INT(hostid), DBV_INT(batch_id) };
+        return db_exec(c, SLOT_STRETCH_FRONTIER, sql_frontier, params, 5, NULL, what);
+    }
+    {
+        struct db_val params[] = { DBV_INT(first), DBV_INT(last), DBV_INT(hostid),
+                                   DBV_INT(batch_id) };
+        return db_exec(c, SLOT_STRETCH_SET, sql, params, 4, NULL, what);
+    }
 }
 
 int db_stretch_shrink(struct db_conn *c, int victim_host, int batch_id, int first, int last,

@@ -92,11 +92,10 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
                     int near_job, int (*row)(void *ctx, const struct db_stretch_row *r),
                     void *ctx, int *first_open, int *frontier);
 
-/* Advance the frontier of cursor_id to at least `to` (one statement). */
-int db_stretch_frontier(struct db_conn *c, int cursor_id, int to);
-
-/* Set the stretch of hostid in batch_id (one statement). */
-int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last);
+/* Set the stretch of hostid in batch_id and, when frontier > 0, advance
+ * its cursor's frontier to at least that (one statement). */
+int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last,
+                   int frontier);
 
 /* A take-over: the victim's stretch [first, last] ends at new_last now,
  * unless it changed meanwhile (one statement). */

@@ -104,13 +104,12 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     h.rate = team->rate;
     h.min_jobs = locality_request_jobs(ctx, limit);
     stretch_choose(&c, ml.m, ml.n, &h, &ch);
-    if (ch.action == SC_FRONTIER)
-        r = db_stretch_frontier(ctx->db, row->id, ch.last + 1);
-    else if (ch.action == SC_TAKE_OVER)
+    if (ch.action == SC_TAKE_OVER)
         r = db_stretch_shrink(ctx->db, ml.m[ch.victim].host_id, row->batch_id,
                               ml.m[ch.victim].first, ml.m[ch.victim].last, ch.victim_last);
     if (r == DB_OK && ch.action != SC_NONE) {
-        r = db_stretch_set(ctx->db, rs->hostid, row->batch_id, ch.first, ch.last);
+        r = db_stretch_set(ctx->db, rs->hostid, row->batch_id, ch.first, ch.last,
+                           ch.action == SC_FRONTIER ? ch.last + 1 : 0);
         if (r == DB_OK) {
             static const char *const how[] = { "", "open work", "the frontier", "a take-over" };
             log_debug("[host#%d] [cursor#%d] stretch %d..%d (%s)", rs->hostid, row->id,
@@ -173,6 +172,9 @@ int locality_stretch_candidates(struct sched_ctx *ctx, struct request_state *rs,
             return r;
         *n = k;
     }
+    /* enough for this request: the new stretch can wait until those run out */
+    if (*n >= locality_request_jobs(ctx, limit))
+        return DB_OK;
     if (ctx->cfg.locality_positions) {
         /* then new work next to them: the next stretch */
         r = new_stretch(ctx, rs, team, limit);
