@@ -272,8 +272,10 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
     static const char sql[] =
         "SELECT bh.host_id, bh.userid = ?, bh.credit_rate, bh.stretch_first, bh.stretch_last, "
         "  (SELECT COUNT(*) FROM result r WHERE r.cursor_id = bh.cursor_id "
-        "   AND r.server_state = 2 AND r.job_num BETWEEN bh.stretch_first AND bh.stretch_last) "
-        "FROM batch_host bh "
+        "   AND r.server_state = 2 AND r.job_num BETWEEN bh.stretch_first AND bh.stretch_last), "
+        "  IFNULL(h.rpc_time, 0), IFNULL(h.lost_time, 0), IFNULL(h.rpc_gap_avg, 0), "
+        "  IFNULL(h.rpc_gap_dev, 0), IFNULL(h.rpc_gap_n, 0) "
+        "FROM batch_host bh LEFT JOIN host h ON h.id = bh.host_id "
         "WHERE bh.cursor_id = ? AND bh.host_id <> ? AND bh.stretch_first >= 0 "
         "UNION ALL "
         "SELECT 0, 0, 0, c.next_stretch_job_num, COALESCE(("
@@ -287,7 +289,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "    AND NOT EXISTS (SELECT 1 FROM batch_host b3 WHERE b3.cursor_id = c.id "
         "         AND b3.userid = ? AND b3.host_id <> ? "
         "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last) "
-        "  ORDER BY r.job_num < ?, r.job_num LIMIT 1), -1), 0 "
+        "  ORDER BY r.job_num < ?, r.job_num LIMIT 1), -1), 0, 0, 0, 0, 0, 0 "
         "FROM locality_cursor c WHERE c.id = ?";
     struct stretch_ctx x;
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(hostid),
@@ -308,8 +310,11 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
     {
         struct db_val cols[] = { DBV_INT(x.r.host_id), DBV_INT(x.r.same_user),
                                  DBV_DBL(x.r.credit_rate), DBV_INT(x.r.first),
-                                 DBV_INT(x.r.last), DBV_INT(x.r.unsent) };
-        return db_query(c, SLOT_STRETCH_READ, sql, params, 10, cols, 6, stretch_row, &x, NULL,
+                                 DBV_INT(x.r.last), DBV_INT(x.r.unsent),
+                                 DBV_INT(x.r.rpc_time), DBV_INT(x.r.lost_time),
+                                 DBV_DBL(x.r.rpc_gap_avg), DBV_DBL(x.r.rpc_gap_dev),
+                                 DBV_INT(x.r.rpc_gap_n) };
+        return db_query(c, SLOT_STRETCH_READ, sql, params, 10, cols, 11, stretch_row, &x, NULL,
                         what);
     }
 }

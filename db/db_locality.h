@@ -70,13 +70,17 @@ int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cur
 
 /* ---- positions in the cursor (stretches) ---- */
 
-/* Another member of a team, with its stretch and the unsent results in it. */
+/* Another member of a team, with its stretch, the unsent results in it
+ * and its host's rhythm (is it gone?). */
 struct db_stretch_row {
     int host_id;
     int same_user;                 /* a host of the deciding host's user */
     double credit_rate;
     int first, last;
     int unsent;
+    int rpc_time, lost_time;       /* its host's last request; presumed gone since */
+    double rpc_gap_avg, rpc_gap_dev;   /* its host's rhythm (host_rhythm.h) */
+    int rpc_gap_n;
 };
 
 /*

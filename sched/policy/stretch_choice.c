@@ -131,11 +131,11 @@ void stretch_choose(const struct sc_cursor *c, const struct sc_member *m, int n,
         remaining = (m[i].unsent + lanes - 1) / lanes;
         if (remaining > m[i].last - m[i].first + 1)
             remaining = m[i].last - m[i].first + 1;
-        k = (int)floor((double)remaining * h->rate / (h->rate + rate));
+        k = m[i].gone ? remaining : (int)floor((double)remaining * h->rate / (h->rate + rate));
         if (k < 1)
             continue;
-        t = remaining / rate;
-        if (t > best_time) {
+        t = m[i].gone ? HUGE_VAL : remaining / rate;
+        if (best < 0 || t > best_time) {
             best = i;
             best_time = t;
             best_k = k;

@@ -18,7 +18,8 @@
  *   3. a take-over: the member with the most time left (its unsent jobs
  *      over its rate) gives up the top of its stretch, in proportion to
  *      the two rates (unless a host of the same user covers that top:
- *      the user may hold only one replica of a job);
+ *      the user may hold only one replica of a job); a member presumed
+ *      gone comes first and gives up all of its unsent jobs;
  *   or nothing (the cursor's work is all sent or not its to take).
  * A stretch is the member's share of the cursor's remaining replicas:
  * jobs left x R x its rate / the team's rate, at least min_jobs (what one
@@ -49,6 +50,7 @@ struct sc_member {
     double rate;
     int first, last;             /* its stretch; first < 0: none */
     int unsent;                  /* unsent results in [first, last], any user */
+    int gone;                    /* its host is presumed gone (host_rhythm.h) */
 };
 
 /* The host deciding. */

@@ -11,6 +11,7 @@
 
 #include "credit.h"
 #include "handler.h"
+#include "host_rhythm.h"
 #include "log.h"
 #include "stretch_choice.h"
 
@@ -60,13 +61,27 @@ void locality_stretch_on_join(const struct sched_ctx *ctx, const struct db_curso
 struct member_list {
     struct sc_member *m;
     int n;
+    const struct sched_ctx *ctx;
+    time_t now;
 };
 
 static int add_member(void *vctx, const struct db_stretch_row *r)
 {
     struct member_list *l = vctx;
+    struct host_rhythm rh;
+    struct lost_params lp;
     if (l->n >= LS_MAX_MEMBERS)
         return 0;
+    memset(&rh, 0, sizeof rh);
+    rh.gap_avg = r->rpc_gap_avg;
+    rh.gap_dev = r->rpc_gap_dev;
+    rh.gap_n = r->rpc_gap_n;
+    lp.gap_factor = l->ctx->cfg.lost_host_gap_factor;
+    lp.min_silence = l->ctx->cfg.lost_host_min_silence;
+    lp.new_silence = l->ctx->cfg.lost_host_new_silence;
+    l->m[l->n].gone = r->lost_time > 0 ||
+                      (r->rpc_time > 0 &&
+                       rhythm_presumed_lost(&rh, &lp, (double)(l->now - r->rpc_time)));
     l->m[l->n].host_id = r->host_id;
     l->m[l->n].same_user = r->same_user;
     l->m[l->n].rate = r->credit_rate;
@@ -82,7 +97,7 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
                        int limit)
 {
     struct db_cursor_row *row = &team->row;
-    struct member_list ml = { NULL, 0 };
+    struct member_list ml = { NULL, 0, ctx, rs->now };
     struct sc_cursor c;
     struct sc_host h;
     struct sc_choice ch;

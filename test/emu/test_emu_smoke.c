@@ -98,9 +98,14 @@ int main(void)
                   o.reports_acked);
         TAP_CHECK(o.departures > 0 && o.hosts_total > sc.nhosts,
                   "hosts left (%ld) and arrived (%ld in all)", o.departures, o.hosts_total);
-        TAP_CHECK(o.abandoned == 0 || o.db.no_reply > 0,
-                  "results abandoned by departing hosts (%ld) timed out (%lld NO_REPLY)",
-                  o.abandoned, o.db.no_reply);
+        /* abandoned results time out at their deadline; a batch that
+         * completes sooner (its jobs done by other replicas) leaves them
+         * in progress */
+        TAP_CHECK(o.abandoned == 0 || o.db.no_reply > 0 ||
+                      (o.db.in_progress > 0 && o.makespan < sc.delay_bound),
+                  "results abandoned by departing hosts (%ld) timed out (%lld NO_REPLY) or "
+                  "were still in progress when the batch completed (%lld, at %.1f h)",
+                  o.abandoned, o.db.no_reply, o.db.in_progress, o.makespan / 3600);
         TAP_CHECK(o.rpcs_failed > 0, "some RPCs failed (%ld) and were retried", o.rpcs_failed);
         TAP_CHECK(o.db.ncursors > 1, "the batch was cut into %d cursors", o.db.ncursors);
         TAP_CHECK(o.files_used == sc.nfiles, "every input file was sent (%ld)", o.files_used);

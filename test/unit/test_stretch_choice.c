@@ -74,9 +74,9 @@ static void test_rules(void)
 
     memset(m, 0, sizeof m);
     /* R = 2: member 0 alone on 0..39, member 1 and 2 together on 40..79 */
-    m[0] = (struct sc_member){ 11, 0, 100, 0, 39, 30 };
-    m[1] = (struct sc_member){ 12, 0, 100, 40, 79, 60 };
-    m[2] = (struct sc_member){ 13, 0, 100, 40, 79, 60 };
+    m[0] = (struct sc_member){ 11, 0, 100, 0, 39, 30, 0 };
+    m[1] = (struct sc_member){ 12, 0, 100, 40, 79, 60, 0 };
+    m[2] = (struct sc_member){ 13, 0, 100, 40, 79, 60, 0 };
 
     /* 1. open work first: job 5 is covered once; the stretch runs while
      * coverage stays below 2, and stops where 40..79 is fully staffed */
@@ -129,6 +129,16 @@ static void test_rules(void)
     TAP_EQ_INT(ch.last, 39, "to its end");
     TAP_EQ_INT(ch.victim_last, 12, "the victim keeps the bottom");
 
+    /* a member presumed gone comes first and gives up everything */
+    m[2].gone = 1;
+    m[2].rate = 1000;
+    stretch_choose(&c, m, 3, &h, &ch);
+    TAP_EQ_INT(ch.victim, 2, "a member presumed gone is taken over first, however fast");
+    TAP_EQ_INT(ch.first, 50, "all it has left (60 unsent over 2 lanes: its top 30 jobs)");
+    TAP_EQ_INT(ch.victim_last, 49, "it keeps only what it was sent");
+    m[2].gone = 0;
+    m[2].rate = 100;
+
     /* a member with one job left keeps it; nothing else: nothing to do */
     m[0].unsent = 1;
     m[1].unsent = m[2].unsent = 0;
@@ -138,8 +148,8 @@ static void test_rules(void)
     TAP_EQ_INT(ch.action, SC_NONE, "no members, nothing open, no frontier: nothing");
 
     /* two lanes on one stretch: the unsent count is shared by both */
-    m[0] = (struct sc_member){ 11, 0, 100, 0, 99, 100 };
-    m[1] = (struct sc_member){ 12, 0, 100, 0, 99, 100 };
+    m[0] = (struct sc_member){ 11, 0, 100, 0, 99, 100, 0 };
+    m[1] = (struct sc_member){ 12, 0, 100, 0, 99, 100, 0 };
     stretch_choose(&c, m, 2, &h, &ch);
     TAP_EQ_INT(ch.action, SC_TAKE_OVER, "a shared stretch can be taken over");
     TAP_EQ_INT(ch.first, 75, "half of one lane's 50 left (rates equal): 25 jobs");
