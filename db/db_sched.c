@@ -523,7 +523,7 @@ int db_host_in_progress(struct db_conn *c, int hostid, int limit,
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS ", r.report_deadline, r.app_version_id, "
-        "w.canonical_resultid, w.error_mask "
+        "w.canonical_resultid, w.error_mask, r.replica_flags "
         "FROM result r FORCE INDEX (ind_res_host_state) "
         "JOIN workunit w ON w.id = r.workunitid "
         "WHERE r.hostid = ? AND r.server_state = 4 ORDER BY r.id LIMIT ?";
@@ -548,9 +548,9 @@ int db_host_in_progress(struct db_conn *c, int hostid, int limit,
             DBV_DBL(k->rsc_disk_bound), DBV_DBL(k->max_out_nbytes),
             DBV_INT(k->delay_bound), DBV_INT(x.cur.report_deadline),
             DBV_INT(x.cur.app_version_id), DBV_INT(x.cur.canonical_resultid),
-            DBV_INT(x.cur.error_mask),
+            DBV_INT(x.cur.error_mask), DBV_INT(x.cur.replica_flags),
         };
-        return db_query(c, SLOT_HOST_IN_PROGRESS, sql, params, 2, cols, 21, inprog_row, &x,
+        return db_query(c, SLOT_HOST_IN_PROGRESS, sql, params, 2, cols, 22, inprog_row, &x,
                         NULL, what);
     }
 }

@@ -204,6 +204,7 @@ struct db_in_progress_row {
     int app_version_id;
     int canonical_resultid;     /* of its workunit */
     int error_mask;             /* of its workunit */
+    int replica_flags;          /* RF_* of db_lost.h */
 };
 
 /*

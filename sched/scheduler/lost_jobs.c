@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_lost.h"
 #include "estimate.h"
 #include "log.h"
 #include "lost_results.h"
@@ -171,7 +172,10 @@ int lost_jobs_handle(struct sched_ctx *ctx, struct request_state *rs)
         }
         if (!ctx->cfg.resend_lost_results)
             continue;
-        sent = wu[i] == LR_WU_NEEDED ? try_resend(ctx, rs, row) : 0;
+        /* a job of a host presumed gone already has its replacement:
+         * sending it again would compute it twice */
+        sent = wu[i] == LR_WU_NEEDED && !(row->replica_flags & RF_HOST_LOST)
+             ? try_resend(ctx, rs, row) : 0;
         if (sent == -1)
             continue;
         if (sent == -2) {

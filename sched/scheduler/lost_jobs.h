@@ -7,7 +7,8 @@
  * reports (sched/policy/lost_results.h).  A lost job whose workunit is
  * still needed is sent again in this reply, with its name, workunit and
  * report_deadline, if it still meets its deadline on this host (the EDF
- * check of every job) and the reply has room; otherwise it is marked lost
+ * check of every job) and the reply has room, and no replacement was made
+ * for it already (a host presumed gone); otherwise it is marked lost
  * (OVER, CLIENT_ERROR) and its workunit is flagged for the transitioner,
  * which makes a new replica at once.  Jobs the client holds that are no
  * longer needed get a result abort in the reply.  Cost: none for a host

@@ -169,7 +169,7 @@ int main(void)
     TAP_CHECK(breaks_before >= 0, "the invariant checks run");
 
     /* 1. a new host asks for a day of work: jobs, nothing lost, no abort */
-    send_req(0, NULL, 0, 0, 4 * 3600, &st);
+    send_req(0, NULL, 0, 0, 6 * 3600, &st);
     hostid = (int)tu_elem_ll(reply.p, "hostid");
     TAP_CHECK(hostid > 0 && st.jobs_sent >= 2, "new host %d got %d jobs", hostid, st.jobs_sent);
     TAP_EQ_INT(st.jobs_resent + st.results_lost + st.results_aborted, 0,
@@ -263,6 +263,15 @@ int main(void)
     send_req(hostid, list + 2, n - 2, 1, 0, &st);
     TAP_EQ_INT(st.results_lost, 1, "no new tasks: the lost job is marked lost");
     TAP_EQ_INT(st.jobs_sent, 0, "no new tasks: nothing sent");
+
+    /* 6b. a lost job of a host that was presumed gone (RF_HOST_LOST: its
+     * replacement exists) is marked lost, not sent again */
+    set_by_name(153, "UPDATE result SET replica_flags = ? WHERE name = ?", 2, names[2]);
+    send_req(hostid, list + 3, n - 3, 0, 0, &st);
+    TAP_EQ_INT(st.results_lost, 1, "presumed gone: the lost job is marked lost");
+    TAP_EQ_INT(st.jobs_resent, 0, "presumed gone: it is not sent again");
+    TAP_EQ_INT(by_name(143, "SELECT server_state FROM result WHERE name = ?", names[2]), 5,
+               "presumed gone: OVER");
 
     /* 7. aborts: an unknown name, a job whose workunit has its canonical
      * result, a job whose workunit was aborted (error_mask 16) */
