@@ -417,7 +417,7 @@ static int query_ll(struct emu_server *s, int slot, const char *sql, int batch_i
 int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db *o, char *err,
                         size_t errlen)
 {
-    long long w[4] = { 0 }, r[6] = { 0 }, d[1] = { 0 }, k[2] = { 0 };
+    long long w[4] = { 0 }, r[8] = { 0 }, d[1] = { 0 }, k[2] = { 0 };
     int rc;
 
     memset(o, 0, sizeof *o);
@@ -432,9 +432,11 @@ int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db 
                       "COALESCE(SUM(r.server_state = 4), 0), "
                       "COALESCE(SUM(r.server_state = 5 AND r.outcome = 1), 0), "
                       "COALESCE(SUM(r.server_state = 5 AND r.outcome = 4), 0), "
-                      "COALESCE(SUM(r.server_state = 5 AND r.outcome NOT IN (1, 4)), 0) "
+                      "COALESCE(SUM(r.server_state = 5 AND r.outcome NOT IN (1, 4)), 0), "
+                      "COALESCE(SUM((r.replica_flags & 1) <> 0), 0), "
+                      "COALESCE(SUM((r.replica_flags & 2) <> 0), 0) "
                       "FROM workunit w JOIN result r ON r.workunitid = w.id WHERE w.batch = ?",
-                      batch_id, r, 6);
+                      batch_id, r, 8);
     if (rc == DB_OK)
         rc = query_ll(s, 142,
                       "SELECT COUNT(*) FROM (SELECT r.workunitid FROM workunit w JOIN result r "
@@ -459,6 +461,8 @@ int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db 
     o->success = r[3];
     o->no_reply = r[4];
     o->other_over = r[5];
+    o->backups = r[6];
+    o->host_lost = r[7];
     o->user_dups = d[0];
     o->state = (int)k[0];
     o->ncursors = (int)k[1];

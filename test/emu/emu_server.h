@@ -97,6 +97,8 @@ struct emu_batch_db {
     long long workunits, wu_finished, wu_canonical, wu_error;
     long long results, unsent, in_progress, success, no_reply, other_over;
     long long user_dups;           /* (workunit, user) pairs with two results */
+    long long backups;             /* results made as backups (tail replicas) */
+    long long host_lost;           /* results whose host was presumed gone */
 };
 
 int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db *out, char *err,

@@ -776,7 +776,8 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
     printf("  files %ld: %.2f hosts per file, %.0f bytes per job, %ld sticky files deleted\n",
            o->files_used, o->hosts_per_file, o->bytes_per_job, o->deletes);
     printf("  batch: %lld workunits, %lld finished, %lld unsent / %lld in progress results, "
-           "state %d%s", o->db.workunits, o->db.wu_finished, o->db.unsent, o->db.in_progress,
+           "%lld backups, %lld on hosts presumed gone, state %d%s", o->db.workunits,
+           o->db.wu_finished, o->db.unsent, o->db.in_progress, o->db.backups, o->db.host_lost,
            o->db.state, o->batch_done ? "" : "\n");
     if (o->batch_done)
         printf(", makespan %.2f h, ideal %.2f h, ratio %.3f\n", o->makespan / 3600,
