@@ -29,6 +29,7 @@
 #include "job_source.h"
 #include "log.h"
 #include "lost_jobs.h"
+#include "handler_internal.h"
 #include "reply_build.h"
 
 const char *no_work_reason_name(enum no_work_reason r)
@@ -114,350 +115,7 @@ static void record_request(struct sched_ctx *ctx, const char *body, size_t len, 
     close(fd);
 }
 
-/* ---- resources ---- */
-
-/* Find the resource of a coprocessor type, or -1. */
-static int rsc_find(const struct request_state *rs, const char *name)
-{
-    int i;
-    for (i = 0; i < rs->nrscs; i++)
-        if (strcmp(rs->rscs[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-static int av_platform_ok(const struct app_version *av, const struct sched_request *req)
-{
-    int i;
-    if (strcmp(av->row.platform, req->platform_name) == 0)
-        return 1;
-    for (i = 0; i < req->n_alt_platforms; i++)
-        if (strcmp(av->row.platform, req->alt_platforms[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* The resource an app version runs on for this host, or -1. */
-static int av_rsc(const struct request_state *rs, const struct app_version *av)
-{
-    if (!av_platform_ok(av, &rs->req))
-        return -1;
-    if (av->row.coproc_type[0] == '\0')
-        return 0;
-    return rsc_find(rs, av->row.coproc_type);
-}
-
-int handler_av_rsc(const struct request_state *rs, const struct app_version *av)
-{
-    return av_rsc(rs, av);
-}
-
-int handler_app_runnable(const struct sched_ctx *ctx, const struct request_state *rs, int appid)
-{
-    int i;
-    for (i = 0; i < ctx->apps.navs; i++)
-        if (ctx->apps.avs[i].row.appid == appid && av_rsc(rs, &ctx->apps.avs[i]) >= 0)
-            return 1;
-    return 0;
-}
-
-int handler_runnable_apps(const struct sched_ctx *ctx, const struct request_state *rs,
-                          int *appids, int max)
-{
-    int i, k, n = 0;
-    for (i = 0; i < ctx->apps.navs && n < max; i++) {
-        int appid = ctx->apps.avs[i].row.appid;
-        if (av_rsc(rs, &ctx->apps.avs[i]) < 0)
-            continue;
-        for (k = 0; k < n && appids[k] != appid; k++)
-            ;
-        if (k == n)
-            appids[n++] = appid;
-    }
-    return n;
-}
-
-static void free_rscs(struct request_state *rs)
-{
-    int i;
-    for (i = 0; i < rs->nrscs; i++)
-        edf_free(&rs->rscs[i].q);
-    rs->nrscs = 0;
-}
-
-/* Map an in-progress job to its resource through other_results and the
- * client's app_versions list. */
-struct name_idx {
-    const char *name;
-    int idx;
-};
-
-static int cmp_name_idx(const void *a, const void *b)
-{
-    return strcmp(((const struct name_idx *)a)->name, ((const struct name_idx *)b)->name);
-}
-
-static int ip_result_rsc(const struct request_state *rs, const struct req_ip_result *ip,
-                         const struct name_idx *sorted, int nsorted)
-{
-    const struct sched_request *req = &rs->req;
-    struct name_idx key = { ip->name, 0 }, *hit;
-    int r;
-
-    if (ip->ncudas > 0 && (r = rsc_find(rs, "NVIDIA")) >= 0)
-        return r;
-    if (ip->natis > 0 && (r = rsc_find(rs, "ATI")) >= 0)
-        return r;
-    if (ip->nintel_gpus > 0 && (r = rsc_find(rs, "intel_gpu")) >= 0)
-        return r;
-    hit = bsearch(&key, sorted, (size_t)nsorted, sizeof *sorted, cmp_name_idx);
-    if (hit) {
-        int avi = req->other_results[hit->idx].app_version;
-        if (avi >= 0 && avi < req->napp_versions && req->app_versions[avi].coproc_type[0]) {
-            r = rsc_find(rs, req->app_versions[avi].coproc_type);
-            if (r >= 0)
-                return r;
-        }
-    }
-    return 0;
-}
-
-/* Set up the host's resources, their requests and their EDF queues. */
-static int setup_rscs(struct sched_ctx *ctx, struct request_state *rs)
-{
-    const struct sched_request *req = &rs->req;
-    struct rsc_state *cpu = &rs->rscs[0];
-    struct name_idx *sorted = NULL;
-    int i, any = 0;
-
-    memset(rs->rscs, 0, sizeof rs->rscs);
-    rs->nrscs = 1;
-    snprintf(cpu->name, sizeof cpu->name, "CPU");
-    cpu->is_cpu = 1;
-    cpu->ninstances = req->p_ncpus > 0 ? req->p_ncpus : 1;
-    cpu->flops = req->p_fpops > 0 ? req->p_fpops : 1e9;
-    cpu->avail = est_cpu_avail(req->on_frac, req->active_frac);
-    if (req->have_cpu_req_secs) {
-        cpu->req_secs = req->cpu_req_secs;
-        cpu->req_instances = req->cpu_req_instances;
-    } else {
-        cpu->req_secs = req->work_req_seconds;   /* old clients */
-    }
-    cpu->estimated_delay = req->estimated_delay;
-    for (i = 0; i < req->ncoprocs && rs->nrscs < HANDLER_MAX_RSC; i++) {
-        const struct req_coproc *cp = &req->coprocs[i];
-        struct rsc_state *r;
-        if (cp->count <= 0 || rsc_find(rs, cp->type) >= 0)
-            continue;
-        r = &rs->rscs[rs->nrscs++];
-        snprintf(r->name, sizeof r->name, "%s", cp->type);
-        r->ninstances = cp->count;
-        r->flops = (cp->peak_flops > 0 ? cp->peak_flops : 1e10) * ctx->cfg.gpu_flops_scale;
-        r->avail = est_gpu_avail(req->on_frac, req->gpu_active_frac);
-        r->req_secs = cp->req_secs;
-        r->req_instances = cp->req_instances;
-        r->estimated_delay = cp->estimated_delay;
-    }
-    for (i = 0; i < rs->nrscs; i++) {
-        struct rsc_state *r = &rs->rscs[i];
-        double delay = 0;
-        if (!req->have_ip_results)
-            delay = r->estimated_delay;
-        if (edf_init(&r->q, r->ninstances, delay > 0 ? delay : 0) < 0)
-            return -1;
-        if (r->req_secs > 0 || r->req_instances > 0)
-            any = 1;
-    }
-    rs->wants_work = any && !req->dont_send_work;
-    /* the queues are filled also without a work request: a lost job
-     * sent again is checked against them */
-    if (!req->have_ip_results || req->nip_results == 0)
-        return 0;
-
-    /* the in-progress jobs fill the queues */
-    if (req->nother_results > 0) {
-        sorted = malloc(sizeof *sorted * (size_t)req->nother_results);
-        if (!sorted)
-            return -1;
-        for (i = 0; i < req->nother_results; i++) {
-            sorted[i].name = req->other_results[i].name;
-            sorted[i].idx = i;
-        }
-        qsort(sorted, (size_t)req->nother_results, sizeof *sorted, cmp_name_idx);
-    }
-    for (i = 0; i < req->nip_results; i++) {
-        const struct req_ip_result *ip = &req->ip_results[i];
-        int r = ip_result_rsc(rs, ip, sorted, req->nother_results);
-        double dur = est_wall(ip->time_remaining > 0 ? ip->time_remaining : 0,
-                              rs->rscs[r].avail);
-        if (edf_add(&rs->rscs[r].q, dur, ip->report_deadline - (double)rs->now) < 0) {
-            free(sorted);
-            return -1;
-        }
-    }
-    free(sorted);
-    return 0;
-}
-
-static int rsc_needs_work(const struct rsc_state *r)
-{
-    if (r->req_secs <= 0 && r->req_instances <= 0)
-        return 0;
-    return r->secs_filled < r->req_secs || r->njobs < (int)ceil(r->req_instances);
-}
-
-/* ---- reported results ---- */
-
-struct report_ctx {
-    struct request_state *rs;
-    struct db_report_update *updates;
-    int nupdates;
-    int hav_dirty[DB_MAX_HAV];
-};
-
-static const struct req_reported_result *find_reported(const struct sched_request *req,
-                                                       const char *name)
-{
-    int i;
-    for (i = 0; i < req->nresults; i++)
-        if (strcmp(req->results[i].name, name) == 0)
-            return &req->results[i];
-    return NULL;
-}
-
-static struct db_hav_row *hav_get(struct request_state *rs, int app_version_id, int create)
-{
-    int i;
-    for (i = 0; i < rs->nhavs; i++)
-        if (rs->havs[i].app_version_id == app_version_id)
-            return &rs->havs[i];
-    if (!create || rs->nhavs == DB_MAX_HAV)
-        return NULL;
-    rs->havs[rs->nhavs].app_version_id = app_version_id;
-    rs->havs[rs->nhavs].et_n = 0;
-    rs->havs[rs->nhavs].correction = 1;
-    return &rs->havs[rs->nhavs++];
-}
-
-static int report_row(void *vctx, const struct db_reported_row *row)
-{
-    struct report_ctx *x = vctx;
-    struct request_state *rs = x->rs;
-    const struct req_reported_result *rr = find_reported(&rs->req, row->name);
-    struct db_report_update *u;
-    int success;
-
-    if (!rr)
-        return 0;
-    if (row->hostid != rs->hostid) {
-        log_warn("[host#%d] reported [result#%d] of [host#%d]: ignored", rs->hostid, row->id,
-                 row->hostid);
-        return 0;
-    }
-    if (!(row->server_state == RS_IN_PROGRESS ||
-          (row->server_state == RS_OVER && row->outcome == RO_NO_REPLY))) {
-        log_info("[host#%d] [result#%d] reported again (state %d, outcome %d): acknowledged only",
-                 rs->hostid, row->id, row->server_state, row->outcome);
-        return 0;
-    }
-    if (x->nupdates >= rs->req.nresults)
-        return 0;
-    success = rr->state == CRS_FILES_UPLOADED && rr->exit_status == 0 && !rr->upload_failed;
-    u = &x->updates[x->nupdates++];
-    u->id = row->id;
-    u->outcome = success ? RO_SUCCESS : RO_CLIENT_ERROR;
-    u->client_state = rr->state;
-    u->exit_status = rr->exit_status;
-    u->cpu_time = rr->final_cpu_time;
-    u->elapsed_time = rr->final_elapsed_time;
-    u->peak_working_set_size = rr->peak_working_set_size;
-    u->peak_swap_size = rr->peak_swap_size;
-    u->peak_disk_usage = rr->peak_disk_usage;
-    u->stderr_out = rr->stderr_out;
-    if (success && row->sent_time > 0)
-        rhythm_add_turnaround(&rs->rhythm, (double)rs->now - row->sent_time);
-    if (success && row->flops_estimate > 0 && row->rsc_fpops_est > 0 &&
-        rr->final_elapsed_time > 0 && row->app_version_id > 0) {
-        struct db_hav_row *h = hav_get(rs, row->app_version_id, 1);
-        if (h) {
-            double sample = est_correction_sample(rr->final_elapsed_time, row->rsc_fpops_est,
-                                                  row->flops_estimate);
-            h->correction = est_correction_update(h->correction, h->et_n, sample);
-            h->et_n++;
-            x->hav_dirty[h - rs->havs] = 1;
-        }
-    }
-    return 0;
-}
-
-static int handle_reports(struct sched_ctx *ctx, struct request_state *rs)
-{
-    const struct sched_request *req = &rs->req;
-    struct report_ctx x;
-    const char **names;
-    struct db_hav_row dirty[DB_MAX_HAV];
-    int i, nd = 0, r;
-
-    if (req->nresults == 0)
-        return DB_OK;
-    memset(&x, 0, sizeof x);
-    x.rs = rs;
-    names = malloc(sizeof *names * (size_t)req->nresults);
-    x.updates = calloc((size_t)req->nresults, sizeof *x.updates);
-    if (!names || !x.updates) {
-        free(names);
-        free(x.updates);
-        return DB_ERR;
-    }
-    for (i = 0; i < req->nresults; i++)
-        names[i] = req->results[i].name;
-    r = db_reported_read(ctx->db, names, req->nresults, report_row, &x);
-    if (r == DB_OK)
-        r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
-    if (r == DB_OK) {
-        for (i = 0; i < rs->nhavs; i++)
-            if (x.hav_dirty[i])
-                dirty[nd++] = rs->havs[i];
-        r = db_hav_upsert(ctx->db, rs->hostid, dirty, nd);
-    }
-    rs->nreported = x.nupdates;
-    free(names);
-    free(x.updates);
-    return r;
-}
-
 /* ---- sending ---- */
-
-const struct app_version *handler_choose_av(const struct sched_ctx *ctx,
-                                           const struct request_state *rs, int appid,
-                                           int only_needing, int *rsc)
-{
-    const struct app_version *best = NULL;
-    int i, best_rsc = -1;
-
-    for (i = 0; i < ctx->apps.navs; i++) {
-        const struct app_version *av = &ctx->apps.avs[i];
-        int r;
-        if (av->row.appid != appid)
-            continue;
-        r = av_rsc(rs, av);
-        if (r < 0 || (only_needing && !rsc_needs_work(&rs->rscs[r])))
-            continue;
-        if (!best || (r != 0 && best_rsc == 0) ||
-            ((r != 0) == (best_rsc != 0) && av->row.version_num > best->row.version_num)) {
-            best = av;
-            best_rsc = r;
-        }
-    }
-    *rsc = best_rsc;
-    return best;
-}
-
-double handler_av_correction(struct request_state *rs, int app_version_id)
-{
-    struct db_hav_row *h = hav_get(rs, app_version_id, 0);
-    return h && h->et_n > 0 ? h->correction : 1.0;
-}
 
 static int wu_already_taken(const struct request_state *rs, int wu_id)
 {
@@ -557,7 +215,7 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
 
     for (i = 0; i < rs->nrscs; i++)
         for (j = 0; j < ctx->apps.navs; j++)
-            if (av_rsc(rs, &ctx->apps.avs[j]) == i)
+            if (handler_av_rsc(rs, &ctx->apps.avs[j]) == i)
                 rs->rscs[i].supported = 1;
     limit = candidate_limit(ctx, rs);
     cands = malloc(sizeof *cands * (size_t)limit);
@@ -613,7 +271,7 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         rsc->secs_filled += runtime;
         rsc->njobs++;
         for (j = 0; j < rs->nrscs; j++)
-            if (rsc_needs_work(&rs->rscs[j]))
+            if (handler_rsc_needs_work(&rs->rscs[j]))
                 break;
         if (j == rs->nrscs)
             break;
@@ -777,7 +435,7 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->naborts = 0;
     rs->nresent = 0;
     rs->nlost = 0;
-    free_rscs(rs);
+    handler_free_rscs(rs);
 
     r = app_cache_refresh(&ctx->apps, c, rs->now);
     if (r != DB_OK)
@@ -829,11 +487,11 @@ static int tx_body(struct db_conn *c, void *varg)
     if (rs->host.rpc_time > 0)
         rhythm_add_gap(&rs->rhythm, (double)rs->now - rs->host.rpc_time);
 
-    r = handle_reports(ctx, rs);
+    r = handler_handle_reports(ctx, rs);
     if (r != DB_OK)
         return r;
 
-    if (setup_rscs(ctx, rs) < 0)
+    if (handler_setup_rscs(ctx, rs) < 0)
         return DB_ERR;
     if (!ctx->code_sign_key[0]) {
         /* No code-signing key: the client would refuse every app file, so
@@ -997,7 +655,7 @@ replied_unavailable:
         buf_reset(out);
         buf_puts(out, "<scheduler_reply>\n<request_delay>600</request_delay>\n</scheduler_reply>\n");
     }
-    free_rscs(rs);
+    handler_free_rscs(rs);
     free(rs->delete_files);
     free(rs->aborts);
     sched_request_free(&rs->req);

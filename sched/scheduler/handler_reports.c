@@ -1,0 +1,139 @@
+/*
+ * handler_reports.c - the results a host reports in one request: read
+ * them (only the host's own results count), write their outcomes, and
+ * update the host's runtime corrections per app version and its
+ * turnaround (see handler_internal.h).  Three statements at most, inside
+ * the request's transaction.
+ */
+#include "handler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate.h"
+#include "handler_internal.h"
+#include "log.h"
+
+struct report_ctx {
+    struct request_state *rs;
+    struct db_report_update *updates;
+    int nupdates;
+    int hav_dirty[DB_MAX_HAV];
+};
+
+static const struct req_reported_result *find_reported(const struct sched_request *req,
+                                                       const char *name)
+{
+    int i;
+    for (i = 0; i < req->nresults; i++)
+        if (strcmp(req->results[i].name, name) == 0)
+            return &req->results[i];
+    return NULL;
+}
+
+static struct db_hav_row *hav_get(struct request_state *rs, int app_version_id, int create)
+{
+    int i;
+    for (i = 0; i < rs->nhavs; i++)
+        if (rs->havs[i].app_version_id == app_version_id)
+            return &rs->havs[i];
+    if (!create || rs->nhavs == DB_MAX_HAV)
+        return NULL;
+    rs->havs[rs->nhavs].app_version_id = app_version_id;
+    rs->havs[rs->nhavs].et_n = 0;
+    rs->havs[rs->nhavs].correction = 1;
+    return &rs->havs[rs->nhavs++];
+}
+
+static int report_row(void *vctx, const struct db_reported_row *row)
+{
+    struct report_ctx *x = vctx;
+    struct request_state *rs = x->rs;
+    const struct req_reported_result *rr = find_reported(&rs->req, row->name);
+    struct db_report_update *u;
+    int success;
+
+    if (!rr)
+        return 0;
+    if (row->hostid != rs->hostid) {
+        log_warn("[host#%d] reported [result#%d] of [host#%d]: ignored", rs->hostid, row->id,
+                 row->hostid);
+        return 0;
+    }
+    if (!(row->server_state == RS_IN_PROGRESS ||
+          (row->server_state == RS_OVER && row->outcome == RO_NO_REPLY))) {
+        log_info("[host#%d] [result#%d] reported again (state %d, outcome %d): acknowledged only",
+                 rs->hostid, row->id, row->server_state, row->outcome);
+        return 0;
+    }
+    if (x->nupdates >= rs->req.nresults)
+        return 0;
+    success = rr->state == CRS_FILES_UPLOADED && rr->exit_status == 0 && !rr->upload_failed;
+    u = &x->updates[x->nupdates++];
+    u->id = row->id;
+    u->outcome = success ? RO_SUCCESS : RO_CLIENT_ERROR;
+    u->client_state = rr->state;
+    u->exit_status = rr->exit_status;
+    u->cpu_time = rr->final_cpu_time;
+    u->elapsed_time = rr->final_elapsed_time;
+    u->peak_working_set_size = rr->peak_working_set_size;
+    u->peak_swap_size = rr->peak_swap_size;
+    u->peak_disk_usage = rr->peak_disk_usage;
+    u->stderr_out = rr->stderr_out;
+    if (success && row->sent_time > 0)
+        rhythm_add_turnaround(&rs->rhythm, (double)rs->now - row->sent_time);
+    if (success && row->flops_estimate > 0 && row->rsc_fpops_est > 0 &&
+        rr->final_elapsed_time > 0 && row->app_version_id > 0) {
+        struct db_hav_row *h = hav_get(rs, row->app_version_id, 1);
+        if (h) {
+            double sample = est_correction_sample(rr->final_elapsed_time, row->rsc_fpops_est,
+                                                  row->flops_estimate);
+            h->correction = est_correction_update(h->correction, h->et_n, sample);
+            h->et_n++;
+            x->hav_dirty[h - rs->havs] = 1;
+        }
+    }
+    return 0;
+}
+
+int handler_handle_reports(struct sched_ctx *ctx, struct request_state *rs)
+{
+    const struct sched_request *req = &rs->req;
+    struct report_ctx x;
+    const char **names;
+    struct db_hav_row dirty[DB_MAX_HAV];
+    int i, nd = 0, r;
+
+    if (req->nresults == 0)
+        return DB_OK;
+    memset(&x, 0, sizeof x);
+    x.rs = rs;
+    names = malloc(sizeof *names * (size_t)req->nresults);
+    x.updates = calloc((size_t)req->nresults, sizeof *x.updates);
+    if (!names || !x.updates) {
+        free(names);
+        free(x.updates);
+        return DB_ERR;
+    }
+    for (i = 0; i < req->nresults; i++)
+        names[i] = req->results[i].name;
+    r = db_reported_read(ctx->db, names, req->nresults, report_row, &x);
+    if (r == DB_OK)
+        r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
+    if (r == DB_OK) {
+        for (i = 0; i < rs->nhavs; i++)
+            if (x.hav_dirty[i])
+                dirty[nd++] = rs->havs[i];
+        r = db_hav_upsert(ctx->db, rs->hostid, dirty, nd);
+    }
+    rs->nreported = x.nupdates;
+    free(names);
+    free(x.updates);
+    return r;
+}
+
+double handler_av_correction(struct request_state *rs, int app_version_id)
+{
+    struct db_hav_row *h = hav_get(rs, app_version_id, 0);
+    return h && h->et_n > 0 ? h->correction : 1.0;
+}
