@@ -142,11 +142,16 @@ e2e_set_conf() {
 # earlier tests leave unsent jobs and open batches in the shared database;
 # the scheduler would hand them to this client (their app files do not exist)
 e2e_retire_leftovers() {
-    local retired closed
+    local retired closed cancelled
     retired=$(sql "UPDATE result SET server_state = 5, outcome = 5 WHERE server_state = 2;
                    SELECT ROW_COUNT();")
     closed=$(sql "UPDATE batch SET state = 3 WHERE state IN (0, 1); SELECT ROW_COUNT();")
-    echo "# retired $retired unsent result(s) and $closed open batch(es) left by earlier tests"
+    # their unfinished jobs are cancelled as abort_batch does (error_mask
+    # 16): else the transitioner would make new replicas of them (for a
+    # host presumed gone, say), and the client would be sent those
+    cancelled=$(sql "UPDATE workunit SET error_mask = error_mask | 16, transition_time = UNIX_TIMESTAMP()
+                     WHERE canonical_resultid = 0 AND error_mask = 0; SELECT ROW_COUNT();")
+    echo "# retired $retired unsent result(s) and $closed open batch(es) left by earlier tests; cancelled $cancelled unfinished job(s)"
 }
 
 e2e_account() {
