@@ -177,6 +177,21 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
     return batch;
 }
 
+void tu_recorded_request(struct buf *b, const char *file, const char *auth, int hostid,
+                         int seqno)
+{
+    char rel[256], num[32], *t;
+    snprintf(rel, sizeof rel, "recorded/%s", file);
+    t = tu_read_file(tu_src_path(rel), NULL);
+    buf_puts(b, t);
+    free(t);
+    tu_set_elem(b, "authenticator", auth);
+    snprintf(num, sizeof num, "%d", hostid);
+    tu_set_elem(b, "hostid", num);
+    snprintf(num, sizeof num, "%d", seqno);
+    tu_set_elem(b, "rpc_seqno", num);
+}
+
 void tu_set_elem(struct buf *b, const char *tag, const char *value)
 {
     char open[64], close[64];

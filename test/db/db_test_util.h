@@ -35,6 +35,11 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
 /* Replace the text of the first <tag>...</tag> in b with value. */
 void tu_set_elem(struct buf *b, const char *tag, const char *value);
 
+/* Fill b (initialised by the caller) with the recorded request
+ * test/recorded/FILE, its authenticator, hostid and rpc_seqno replaced. */
+void tu_recorded_request(struct buf *b, const char *file, const char *auth, int hostid,
+                         int seqno);
+
 /* Count occurrences of needle in hay. */
 int tu_count(const char *hay, const char *needle);
 

@@ -331,16 +331,8 @@ static void request(const char *auth, int hostid, int seqno, const char *results
                     struct sched_stats *st)
 {
     struct buf b;
-    char *t = tu_read_file(tu_src_path("recorded/02-hostid-assigned-work-request.xml"), NULL);
-    char num[32];
     buf_init(&b);
-    buf_puts(&b, t);
-    free(t);
-    tu_set_elem(&b, "authenticator", auth);
-    snprintf(num, sizeof num, "%d", hostid);
-    tu_set_elem(&b, "hostid", num);
-    snprintf(num, sizeof num, "%d", seqno);
-    tu_set_elem(&b, "rpc_seqno", num);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, hostid, seqno);
     if (results) {
         /* reports go before the end of the request */
         char *end = strstr(b.p, "</scheduler_request>");

@@ -33,19 +33,12 @@ static void send_req(int hostid, const char *const *names, int n, int dont_send,
                      double req_secs, struct sched_stats *st)
 {
     struct buf b, nb;
-    char *t = tu_read_file(tu_src_path("recorded/02-hostid-assigned-work-request.xml"), NULL);
     const char *ors = "<other_results>\n</other_results>\n", *p;
     char num[64];
     int i;
 
     buf_init(&b);
-    buf_puts(&b, t);
-    free(t);
-    tu_set_elem(&b, "authenticator", auth);
-    snprintf(num, sizeof num, "%d", hostid);
-    tu_set_elem(&b, "hostid", num);
-    snprintf(num, sizeof num, "%d", ++seqno);
-    tu_set_elem(&b, "rpc_seqno", num);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, hostid, ++seqno);
     tu_set_elem(&b, "dont_send_work", dont_send ? "1" : "0");
     snprintf(num, sizeof num, "%f", req_secs);
     tu_set_elem(&b, "work_req_seconds", num);

@@ -30,15 +30,8 @@ static void send_req(const char *file, const char *auth, int hostid, int seqno,
                      struct sched_stats *st)
 {
     struct buf b;
-    char *t = recorded(file), num[32];
     buf_init(&b);
-    buf_puts(&b, t);
-    free(t);
-    tu_set_elem(&b, "authenticator", auth);
-    snprintf(num, sizeof num, "%d", hostid);
-    tu_set_elem(&b, "hostid", num);
-    snprintf(num, sizeof num, "%d", seqno);
-    tu_set_elem(&b, "rpc_seqno", num);
+    tu_recorded_request(&b, file, auth, hostid, seqno);
     sched_handle(&ctx, b.p, b.len, &reply, st);
     buf_free(&b);
 }
