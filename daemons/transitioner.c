@@ -23,6 +23,8 @@
  * Before step 1, every TR_LOST_INTERVAL seconds: hosts silent far beyond
  * their rhythm are presumed gone and their workunits made due
  * (lost_hosts.h), so that step 1 gives them new results in the same pass.
+ * After step 3, every FINISH_LINES_INTERVAL seconds: each active batch's
+ * projected end, for the schedulers' finish line (finish_lines.h).
  * Every few minutes (and at the first pass) a sweep finds cursors and
  * batches whose step 2 or 3 was lost, e.g. by a crash between two
  * transactions.
@@ -37,6 +39,7 @@
 #include "db_admin.h"
 #include "db_daemon.h"
 #include "log.h"
+#include "finish_lines.h"
 #include "lost_hosts.h"
 #include "transition_logic.h"
 
@@ -93,6 +96,7 @@ struct tr_state {
     int ids[TR_CHUNK];
     time_t last_sweep;
     time_t last_lost_scan;
+    time_t last_finish;           /* the last finish-lines step */
     long changes;             /* cursors advanced and batches completed */
 };
 
@@ -565,6 +569,11 @@ long transitioner_pass(struct daemon *d)
     if (r == DB_OK && !daemon_should_stop(d) &&
         (s->last_sweep == 0 || d->now - s->last_sweep >= TR_SWEEP_INTERVAL))
         sweep(d, s);
+    if (r == DB_OK && !daemon_should_stop(d) && d->cfg.finish_line_slack > 0 &&
+        (s->last_finish == 0 || d->now - s->last_finish >= FINISH_LINES_INTERVAL)) {
+        finish_lines_step(d);       /* failures are logged; the next step redoes it */
+        s->last_finish = d->now;
+    }
     if (failed)
         log_warn("%ld workunits could not be handled in this pass (see above)", failed);
     if (r != DB_OK || (failed && done == 0))

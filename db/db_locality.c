@@ -11,31 +11,33 @@
 #include "db_json.h"
 #include "db_slots.h"
 
-struct count_ctx {
-    int locality, n;
-    int *nplain, *nlocality;
+struct active_ctx {
+    struct db_active_batch b;
+    int (*row)(void *ctx, const struct db_active_batch *b);
+    void *ctx;
 };
 
-static int count_row(void *vctx)
+static int active_row(void *vctx)
 {
-    struct count_ctx *x = vctx;
-    if (x->locality)
-        *x->nlocality += x->n;
-    else
-        *x->nplain += x->n;
-    return 0;
+    struct active_ctx *x = vctx;
+    x->b.locality = x->b.locality != 0;
+    return x->row(x->ctx, &x->b);
 }
 
-int db_count_active_batches(struct db_conn *c, int *nplain, int *nlocality)
+int db_active_batches(struct db_conn *c, int (*row)(void *ctx, const struct db_active_batch *b),
+                      void *ctx)
 {
     static const char sql[] =
-        "SELECT locality <> 0, COUNT(*) FROM batch WHERE state = 1 GROUP BY locality <> 0";
-    struct count_ctx x = { 0, 0, nplain, nlocality };
-    struct db_val cols[] = { DBV_INT(x.locality), DBV_INT(x.n) };
-    *nplain = 0;
-    *nlocality = 0;
-    return db_query(c, SLOT_ACTIVE_BATCHES, sql, NULL, 0, cols, 2, count_row, &x, NULL,
-                    "count active batches");
+        "SELECT id, locality, finish_eta, finish_fast_flops FROM batch WHERE state = 1 "
+        "ORDER BY id";
+    struct active_ctx x;
+    struct db_val cols[] = { DBV_INT(x.b.id), DBV_INT(x.b.locality), DBV_INT(x.b.finish_eta),
+                             DBV_DBL(x.b.finish_fast_flops) };
+    memset(&x, 0, sizeof x);
+    x.row = row;
+    x.ctx = ctx;
+    return db_query(c, SLOT_ACTIVE_BATCHES, sql, NULL, 0, cols, 4, active_row, &x, NULL,
+                    "list active batches");
 }
 
 struct cursor_ctx {

@@ -15,8 +15,17 @@
 
 #include "db.h"
 
-/* Active batches (state IN_PROGRESS) by kind. */
-int db_count_active_batches(struct db_conn *c, int *nplain, int *nlocality);
+/* One active batch (state IN_PROGRESS) with its finish line (schema 013). */
+struct db_active_batch {
+    int id;
+    int locality;
+    int finish_eta;              /* projected end, Unix seconds; 0 unknown */
+    double finish_fast_flops;    /* a fast host's speed per instance */
+};
+
+/* The active batches, in id order: row(ctx, b) per batch (0 to go on). */
+int db_active_batches(struct db_conn *c, int (*row)(void *ctx, const struct db_active_batch *b),
+                      void *ctx);
 
 /* One cursor of an active locality batch, as this host sees it. */
 struct db_cursor_row {

@@ -77,6 +77,7 @@ struct config {
     double tail_deadline_factor;       /* backup deadline = factor * its expected time */
     int tail_min_reports;              /* reports before a host gets backups */
     int tail_candidates;               /* in-progress results considered */
+    double finish_line_slack;          /* 0: off; see sched/policy/finish_line.h */
 };
 
 /* Fill *cfg with the defaults of every key. */

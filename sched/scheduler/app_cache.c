@@ -58,6 +58,33 @@ static void free_avs(struct app_version *avs, int n)
     free(avs);
 }
 
+static int add_active(void *vctx, const struct db_active_batch *b)
+{
+    struct app_cache *ac = vctx;
+    if (b->locality)
+        ac->nactive_locality++;
+    else
+        ac->nactive_plain++;
+    if (ac->nactive < APP_CACHE_MAX_BATCHES)
+        ac->active[ac->nactive++] = *b;
+    return 0;
+}
+
+const struct db_active_batch *app_cache_active_batch(const struct app_cache *ac, int batch_id)
+{
+    int lo = 0, hi = ac->nactive - 1;
+    while (lo <= hi) {                 /* listed in id order */
+        int mid = lo + (hi - lo) / 2;
+        if (ac->active[mid].id == batch_id)
+            return &ac->active[mid];
+        if (ac->active[mid].id < batch_id)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return NULL;
+}
+
 int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
 {
     struct load_ctx x = { 0 };
@@ -68,8 +95,10 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
     r = db_load_app_versions(c, add_av, &x);
     if (r == DB_OK)
         r = db_load_app_version_files(c, add_avf, &x);
-    if (r == DB_OK)
-        r = db_count_active_batches(c, &ac->nactive_plain, &ac->nactive_locality);
+    if (r == DB_OK) {
+        ac->nactive_plain = ac->nactive_locality = ac->nactive = 0;
+        r = db_active_batches(c, add_active, ac);
+    }
     if (r != DB_OK) {
         free_avs(x.avs, x.n);
         return r;

@@ -60,9 +60,12 @@ struct app_cache {
     struct batch_files batches[APP_CACHE_MAX_BATCHES];
     int nbatches;
     unsigned long batch_uses;    /* counts app_cache_batch() answers, for LRU */
-    /* active batches (state IN_PROGRESS), refreshed with the app versions */
+    /* active batches (state IN_PROGRESS), refreshed with the app versions;
+     * finish lines of the first APP_CACHE_MAX_BATCHES (by id) */
     int nactive_plain;
     int nactive_locality;
+    struct db_active_batch active[APP_CACHE_MAX_BATCHES];
+    int nactive;
     /* the cursors of the active locality batches, without host-specific
      * columns, for deciding whether a host stays in its team (kept by
      * job_source_locality.c; CURSOR_CACHE_TTL) */
@@ -75,6 +78,10 @@ struct app_cache {
  * fresh each request; the others only decide whether it should move, and
  * a join or a move reads them fresh before it writes. */
 #define CURSOR_CACHE_TTL 5
+
+/* The finish line of active batch batch_id, or NULL (not active, or
+ * beyond the first APP_CACHE_MAX_BATCHES). */
+const struct db_active_batch *app_cache_active_batch(const struct app_cache *ac, int batch_id);
 
 /* Reload app versions if never loaded or older than the TTL.
  * Returns DB_OK or a db status (err text in db_error). */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "estimate.h"
+#include "finish_line.h"
 #include "job_source.h"
 #include "log.h"
 #include "lost_jobs.h"
@@ -41,6 +42,7 @@ const char *no_work_reason_name(enum no_work_reason r)
     case NW_NOT_SUPPORTED: return "not_supported";
     case NW_DONT_SEND: return "dont_send_work";
     case NW_NO_HOST_INFO: return "no_host_info";
+    case NW_FINISH_LINE: return "finish_line";
     }
     return "unknown";
 }
@@ -208,6 +210,30 @@ static int candidate_limit(const struct sched_ctx *ctx, const struct request_sta
     return limit < full ? limit : full;
 }
 
+/*
+ * Would this host finish candidate c (wall seconds once started on rsc)
+ * by its batch's finish line (sched/policy/finish_line.h)?  It starts
+ * when an instance is free (the client's estimated_delay) and the work
+ * already accepted for this reply has run.
+ */
+static int before_finish_line(const struct sched_ctx *ctx, const struct request_state *rs,
+                              const struct rsc_state *rsc, const struct db_candidate *c,
+                              double wall)
+{
+    const struct db_active_batch *b;
+    double start;
+
+    if (!(ctx->cfg.finish_line_slack > 0))
+        return 1;
+    b = app_cache_active_batch(&ctx->apps, c->batch);
+    if (!b || b->finish_eta <= 0)
+        return 1;
+    start = rsc->estimated_delay +
+            est_wall(rsc->secs_filled / (rsc->ninstances > 0 ? rsc->ninstances : 1), rsc->avail);
+    return finish_line_accepts((double)b->finish_eta - (double)rs->now, b->finish_fast_flops,
+                               c->rsc_fpops_est, start, wall, ctx->cfg.finish_line_slack);
+}
+
 static int send_work(struct sched_ctx *ctx, struct request_state *rs)
 {
     struct db_candidate *cands;
@@ -256,6 +282,12 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
                           rsc->name, edf_verdict_str(v));
                 continue;
             }
+        }
+        if (!before_finish_line(ctx, rs, rsc, c, wall)) {
+            rsc->refused_finish++;
+            log_debug("[host#%d] [result#%d] refused on %s: its batch's finish line",
+                      rs->hostid, c->result_id, rsc->name);
+            continue;
         }
         if (edf_add(&rsc->q, wall, (double)c->delay_bound) < 0) {
             free(cands);
@@ -528,6 +560,8 @@ static int tx_body(struct db_conn *c, void *varg)
             rsc->reason = NW_NOT_SUPPORTED;
         else if (rsc->refused_deadline > 0)
             rsc->reason = NW_DEADLINE;
+        else if (rsc->refused_finish > 0)
+            rsc->reason = NW_FINISH_LINE;
         else
             rsc->reason = NW_NO_WORK;
     }

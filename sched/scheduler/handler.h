@@ -37,7 +37,8 @@ enum no_work_reason {
     NW_DEADLINE,         /* jobs exist but none would meet its deadline here */
     NW_NOT_SUPPORTED,    /* the project has no app version for this resource */
     NW_DONT_SEND,        /* the client said "no new tasks" */
-    NW_NO_HOST_INFO      /* the request lacks what an estimate needs */
+    NW_NO_HOST_INFO,     /* the request lacks what an estimate needs */
+    NW_FINISH_LINE       /* a batch's last jobs: this host would finish them late */
 };
 const char *no_work_reason_name(enum no_work_reason r);
 
@@ -55,6 +56,7 @@ struct rsc_state {
     int njobs;
     int supported;                 /* the project has an app version for it */
     int refused_deadline;          /* candidates refused by the EDF check */
+    int refused_finish;            /* candidates refused by a batch's finish line */
     enum no_work_reason reason;
     struct edf_queue q;
 };

@@ -69,6 +69,9 @@ static const char *reason_text(enum no_work_reason r)
     case NW_NOT_SUPPORTED: return "this project has no application for it on this platform";
     case NW_DONT_SEND: return "\"no new tasks\" is set for this project";
     case NW_NO_HOST_INFO: return "the request lacks the computer's description";
+    case NW_FINISH_LINE:
+        return "the last tasks of a batch go to computers that will return them sooner, so "
+               "that the batch finishes quickly";
     case NW_NONE: break;
     }
     return "";

@@ -1,0 +1,74 @@
+/*
+ * finish_line.h - the last stretch of a batch: send a job only to a host
+ * that will finish it by the time the batch is expected to be done.
+ * Pure: the transitioner computes a batch's projection (finish_line_eta,
+ * finish_line_fast_flops) and stores it in the batch row; the scheduler
+ * checks each job against it (finish_line_accepts).
+ *
+ * Why: a client asks for a buffer of work (hours, up to days), and a
+ * slow host may take many times longer than a fast one to run one job.
+ * While a batch has plenty of work left this is harmless.  In its last
+ * stretch, jobs queued deep in a fast host's buffer, or sent to a host
+ * that needs a day for one job, finish long after the rest of the hosts
+ * ran out of work: that tail, not the volume of work, sets the batch's
+ * makespan.  Backups (tail_pick.h) repair such a tail at the price of
+ * extra computing; the finish line keeps it from forming, at no price.
+ *
+ * The projection: the work the batch still needs (results not yet
+ * successful, those in progress counted as half done) divided by the rate
+ * at which the batch's results have been coming back (successes received
+ * in a recent window).  Until that rate is known the batch has no finish
+ * line.
+ *
+ * The rule: a job goes to a host only if the host is expected to finish
+ * it (the wait before an instance is free, the work already accepted for
+ * this reply, then the job itself) within slack times the time left to
+ * the projected end, or within slack times what the job takes on a fast
+ * host (the quantile FINISH_FAST_QUANTILE of the active hosts' speed per
+ * instance), whichever is longer.  The second bound keeps the last jobs
+ * moving: a fast host with a free instance always takes them.
+ */
+#ifndef LOCSCHED_FINISH_LINE_H
+#define LOCSCHED_FINISH_LINE_H
+
+/* Which hosts count as "fast": this quantile of speed per instance. */
+#define FINISH_FAST_QUANTILE 0.8
+/* Seconds of received results that measure a batch's rate (at most). */
+#define FINISH_RATE_WINDOW (12 * 3600)
+/* The rate is not trusted on fewer successes than this in its window. */
+#define FINISH_MIN_SUCCESSES 8
+
+struct finish_counts {
+    long long needed;        /* successes the batch needs: jobs x min_quorum */
+    long long succeeded;     /* successful results received */
+    long long in_progress;   /* results in progress */
+    long long recent;        /* successes received in the window */
+    double window;           /* seconds the window covers (its start to now) */
+    double fpops_per_result; /* mean estimated flops of one result */
+};
+
+/*
+ * The batch's projected end, in seconds from now (> 0), or 0 when it has
+ * no finish line: rate unknown (too few recent successes), or bad input.
+ */
+double finish_line_eta(const struct finish_counts *c);
+
+/*
+ * The speed per instance (flops) of a fast host: the FINISH_FAST_QUANTILE
+ * quantile of v[0..n) (sorted in place; non-positive and non-finite
+ * values are ignored).  0 when there is none.
+ */
+double finish_line_fast_flops(double *v, int n);
+
+/*
+ * May a job go to this host?  eta_left: seconds to the batch's projected
+ * end (<= 0: no finish line, always yes); fast_flops: a fast host's speed
+ * per instance (<= 0: unknown, the first bound only); job_fpops: the job's
+ * estimated flops; start: seconds until the job would start on this host;
+ * wall: its wall-clock time there; slack: the setting finish_line_slack
+ * (<= 0: the rule is off, always yes).
+ */
+int finish_line_accepts(double eta_left, double fast_flops, double job_fpops, double start,
+                        double wall, double slack);
+
+#endif
