@@ -101,8 +101,9 @@ struct db_val {
 #define DBV_BUF(buf) { DBT_STR, (void *)(buf), sizeof(buf), 0, 0 }      /* column */
 
 /* Statement ids: each distinct SQL text used on a connection has a slot,
- * prepared on first use and kept until the connection is closed. */
-#define DB_MAX_STMTS 160
+ * prepared on first use and kept until the connection is closed.  Slots
+ * 140..159 are the tests' own (db_slots.h). */
+#define DB_MAX_STMTS 176
 
 /*
  * Execute statement slot id (SQL text sql) with params.  *affected gets

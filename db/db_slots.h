@@ -122,13 +122,14 @@ enum db_slot {
     SLOT_LOST_HOST_LOCK,
     SLOT_LOST_HOST_MARK,
     SLOT_DAEMON_END,          /* must stay <= 140 */
-    /* transitioner, finish lines (db_finish.c): 155..159 */
-    SLOT_FL_BATCHES = 155,
+    SLOT_TEST_FIRST = 140,    /* 140..159: the tests' own statements */
+    /* transitioner, finish lines (db_finish.c): 160..164 */
+    SLOT_FL_BATCHES = 160,
     SLOT_FL_RESULTS,
     SLOT_FL_FINISHED,
     SLOT_FL_SPEEDS,
     SLOT_FL_SET,
-    SLOT_LAST = 159
+    SLOT_LAST = 175
 };
 
 #endif
