@@ -51,7 +51,7 @@ int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *i
                         long long *recent)
 {
     static const char sql[] =
-        "SELECT COALESCE(SUM(server_state = 4), 0), "
+        "SELECT COALESCE(SUM(server_state = 4 AND (replica_flags & 2) = 0), 0), "
         "COALESCE(SUM(server_state = 5 AND outcome = 1 AND received_time >= ?), 0) "
         "FROM result WHERE batch = ? AND server_state IN (4, 5)";
     struct db_val p[] = { DBV_INT(since), DBV_INT(batch_id) };

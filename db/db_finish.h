@@ -22,7 +22,8 @@ int db_fl_batches(struct db_conn *c, int mod_n, int mod_i, int limit, struct db_
                   int *n);
 
 /*
- * A batch's results in progress, and its successes received since
+ * A batch's results in progress (not counting those on hosts presumed
+ * gone: replica_flags RF_HOST_LOST), and its successes received since
  * "since" (ind_res_batch_state, from the index alone).
  */
 int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *in_progress,

@@ -61,8 +61,8 @@ int finish_line_accepts(double eta_left, double fast_flops, double job_fpops, do
     bound = eta_left;
     if (fast_flops > 0 && job_fpops > 0) {
         fast = job_fpops / fast_flops;
-        if (fast > bound)
-            bound = fast;
+        if (isfinite(fast))
+            bound += fast;
     }
     return start + wall <= slack * bound;
 }

@@ -22,11 +22,13 @@
  *
  * The rule: a job goes to a host only if the host is expected to finish
  * it (the wait before an instance is free, the work already accepted for
- * this reply, then the job itself) within slack times the time left to
- * the projected end, or within slack times what the job takes on a fast
- * host (the quantile FINISH_FAST_QUANTILE of the active hosts' speed per
- * instance), whichever is longer.  The second bound keeps the last jobs
- * moving: a fast host with a free instance always takes them.
+ * this reply, then the job itself) within slack times (the time left to
+ * the projected end plus what the job takes on a fast host, the quantile
+ * FINISH_FAST_QUANTILE of the active hosts' speed per instance).  The
+ * projection assumes the work divides perfectly; jobs do not, and the
+ * last one started ends up to a job's time later.  The second term also
+ * keeps the last jobs moving: a fast host with a free instance always
+ * takes them.
  */
 #ifndef LOCSCHED_FINISH_LINE_H
 #define LOCSCHED_FINISH_LINE_H

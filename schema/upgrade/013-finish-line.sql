@@ -15,4 +15,5 @@ ALTER TABLE batch
     ADD COLUMN IF NOT EXISTS finish_fast_flops DOUBLE NOT NULL DEFAULT 0;
 
 ALTER TABLE result
-    ADD KEY IF NOT EXISTS ind_res_batch_state (batch, server_state, outcome, received_time);
+    ADD KEY IF NOT EXISTS ind_res_batch_state (batch, server_state, outcome, received_time,
+                                         replica_flags);

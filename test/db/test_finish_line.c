@@ -65,7 +65,7 @@ int main(void)
     tu_ctx_open(&ctx);
     ctx.cfg.tail_budget = 0;       /* no backups: only this batch's jobs */
     ctx.cfg.resend_lost_results = 0;   /* the request lists no jobs: new ones each time */
-    TAP_EQ_DBL(ctx.cfg.finish_line_slack, 1.25, 0, "finish_line_slack defaults to 1.25");
+    TAP_EQ_DBL(ctx.cfg.finish_line_slack, 1, 0, "finish_line_slack defaults to 1");
     buf_init(&reply);
     tu_app(&ctx, NULL);
     (void)tu_user(&ctx, "finishline", auth);
@@ -118,7 +118,7 @@ int main(void)
     ask(hostid, 4 * 3600, &st);
     TAP_CHECK(st.jobs_sent >= 1, "finish_line_slack = 0: %d jobs", st.jobs_sent);
     sent += st.jobs_sent;
-    ctx.cfg.finish_line_slack = 1.25;
+    ctx.cfg.finish_line_slack = 1;
 
     /* 6. the transitioner's counts: two successes just received, one
      * workunit finished */

@@ -51,22 +51,24 @@ static void test_fast(void)
 
 static void test_accepts(void)
 {
-    /* 10 hours left; a fast host runs the job in 2 hours (1e13 at 1.39e9) */
+    /* 10 hours left; a fast host runs the job in 2 hours (1e13 at 1.39e9):
+     * the line is 1.25 x 12 hours = 54000 s */
     const double left = 36000, fast = 1e13 / 7200, job = 1e13;
 
     TAP_CHECK(finish_line_accepts(0, fast, job, 1e6, 1e6, 1.25), "no finish line: yes");
     TAP_CHECK(finish_line_accepts(left, fast, job, 1e6, 1e6, 0), "rule off: yes");
-    TAP_CHECK(finish_line_accepts(left, fast, job, 0, 45000, 1.25), "within slack x left");
-    TAP_CHECK(!finish_line_accepts(left, fast, job, 0, 45001, 1.25), "just past it: no");
-    TAP_CHECK(!finish_line_accepts(left, fast, job, 30000, 20000, 1.25),
+    TAP_CHECK(finish_line_accepts(left, fast, job, 0, 54000, 1.25),
+              "within slack x (left + a fast host's time)");
+    TAP_CHECK(!finish_line_accepts(left, fast, job, 0, 54001, 1.25), "just past it: no");
+    TAP_CHECK(!finish_line_accepts(left, fast, job, 40000, 20000, 1.25),
               "queued work counts: start + wall past the line");
-    TAP_CHECK(finish_line_accepts(left, fast, job, -5, 45000, 1.25), "negative start is 0");
+    TAP_CHECK(finish_line_accepts(left, fast, job, -5, 54000, 1.25), "negative start is 0");
     TAP_CHECK(!finish_line_accepts(left, fast, job, 0, NAN, 1.25), "NaN wall: no");
     TAP_CHECK(!finish_line_accepts(left, fast, job, 0, INFINITY, 1.25), "infinite wall: no");
     /* the last minutes: a fast host with a free instance still gets it */
     TAP_CHECK(finish_line_accepts(60, fast, job, 0, 7200, 1.25), "as fast as a fast host");
-    TAP_CHECK(finish_line_accepts(60, fast, job, 0, 9000, 1.25), "within slack of a fast host");
-    TAP_CHECK(!finish_line_accepts(60, fast, job, 0, 9001, 1.25), "slower: no");
+    TAP_CHECK(finish_line_accepts(60, fast, job, 0, 9075, 1.25), "within slack of it");
+    TAP_CHECK(!finish_line_accepts(60, fast, job, 0, 9076, 1.25), "slower: no");
     TAP_CHECK(!finish_line_accepts(60, 0, job, 0, 7200, 1.25), "no fast speed known: the line");
     TAP_CHECK(finish_line_accepts(NAN, fast, job, 0, 1e9, 1.25), "NaN line: none");
 }
