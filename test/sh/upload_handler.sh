@@ -286,5 +286,13 @@ ST=$(tr -d '\n' <"$T/reply" | sed -n 's:.*<status>\(-\{0,1\}[0-9]*\)</status>.*:
 check "GET: HTTP 200" eq "$HTTP" 200
 check "GET: status -1" eq "$ST" -1
 
+# 12. a body over the cap (Apache's LimitRequestBody, 2,200,000 bytes):
+# HTTP 413 from Apache, and nothing reaches the upload folder
+before=$(ls "$UP" | wc -l)
+head -c 3000000 /dev/zero >"$T/body"
+post
+check "3 MB body: HTTP 413" eq "$HTTP" 413
+check "3 MB body: nothing stored" eq "$(ls "$UP" | wc -l)" "$before"
+
 echo "1..$n"
 [ "$failed" = 0 ]
