@@ -247,6 +247,28 @@ out:
     return r;
 }
 
+/* A number option, strictly: the whole value a decimal number in [lo, hi],
+ * else a message naming the option, and -1. */
+static int double_opt(const char *opt, const char *val, double lo, double hi, double *out)
+{
+    if (tool_parse_double(val, lo, hi, out) == 0)
+        return 0;
+    fprintf(stderr, "create_batch: %s: '%s' is not a number from %g to %g\n", opt, val, lo, hi);
+    return -1;
+}
+
+static int int_opt(const char *opt, const char *val, long lo, long hi, int *out)
+{
+    long v;
+    if (tool_parse_long(val, lo, hi, &v) == 0) {
+        *out = (int)v;
+        return 0;
+    }
+    fprintf(stderr, "create_batch: %s: '%s' is not a whole number from %ld to %ld\n", opt, val,
+            lo, hi);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     const char *config = NULL, *name = NULL, *app = NULL, *files_path = NULL, *jobs_path = NULL;
@@ -284,13 +306,26 @@ int main(int argc, char **argv)
         else if (strcmp(a, "--generate-files") == 0) gen = val;
         else if (strcmp(a, "--jobs") == 0) jobs_path = val;
         else if (strcmp(a, "--uniform") == 0) uniform = val;
-        else if (strcmp(a, "--fpops") == 0) fpops = atof(val);
-        else if (strcmp(a, "--delay-bound") == 0) delay = atoi(val);
-        else if (strcmp(a, "--replication") == 0) repl = atoi(val);
-        else if (strcmp(a, "--min-quorum") == 0) quorum = atoi(val);
-        else if (strcmp(a, "--max-out-bytes") == 0) max_out = atof(val);
-        else if (strcmp(a, "--command-line") == 0) cmdline = val;
-        else if (strcmp(a, "--cursors") == 0) ncursors_opt = atoi(val);
+        else if (strcmp(a, "--fpops") == 0) {
+            if (double_opt(a, val, 1, 1e30, &fpops) < 0)
+                return 2;
+        } else if (strcmp(a, "--delay-bound") == 0) {
+            if (int_opt(a, val, 60, 10 * 365 * 86400, &delay) < 0)
+                return 2;
+        } else if (strcmp(a, "--replication") == 0) {
+            if (int_opt(a, val, 1, 20, &repl) < 0)
+                return 2;
+        } else if (strcmp(a, "--min-quorum") == 0) {
+            if (int_opt(a, val, 1, 20, &quorum) < 0)
+                return 2;
+        } else if (strcmp(a, "--max-out-bytes") == 0) {
+            if (double_opt(a, val, 1, 1e15, &max_out) < 0)
+                return 2;
+        } else if (strcmp(a, "--command-line") == 0) cmdline = val;
+        else if (strcmp(a, "--cursors") == 0) {
+            if (int_opt(a, val, 1, 1000000, &ncursors_opt) < 0)
+                return 2;
+        }
         else {
             fprintf(stderr, "create_batch: unknown argument '%s'\n", a);
             usage(stderr);
@@ -325,8 +360,9 @@ int main(int argc, char **argv)
             goto fail;
     } else {
         double bytes;
-        if (sscanf(gen, "%d:%lf", &nfiles, &bytes) != 2 || nfiles < 1 || nfiles > 10000000 ||
-            !(bytes >= 0)) {
+        int used = 0;
+        if (sscanf(gen, "%d:%lf%n", &nfiles, &bytes, &used) != 2 || gen[used] != '\0' ||
+            nfiles < 1 || nfiles > 10000000 || !(bytes >= 0) || !isfinite(bytes)) {
             fprintf(stderr, "create_batch: --generate-files wants N:BYTES\n");
             goto fail;
         }
@@ -366,9 +402,9 @@ int main(int argc, char **argv)
         if (read_jobs(jobs_path, fpops, &jobs, &njobs) < 0)
             goto fail;
     } else {
-        int per, stride;
-        if (sscanf(uniform, "%d:%d:%d", &njobs, &per, &stride) != 3 || njobs < 1 || per < 0 ||
-            stride < 0 || njobs > 10000000) {
+        int per, stride, used = 0;
+        if (sscanf(uniform, "%d:%d:%d%n", &njobs, &per, &stride, &used) != 3 ||
+            uniform[used] != '\0' || njobs < 1 || per < 0 || stride < 0 || njobs > 10000000) {
             fprintf(stderr, "create_batch: --uniform wants NJOBS:FILES_PER_JOB:STRIDE\n");
             goto fail;
         }

@@ -14,6 +14,7 @@
  * 1 ms per request, so --run-seconds is in that clock.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,25 @@ static double wall_now(void)
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A number option, strictly: the whole value a decimal number in [lo, hi]
+ * (whole when integer), else a message naming the option, and -1. */
+static int num_arg(const char *opt, const char *v, double lo, double hi, int integer,
+                   double *out)
+{
+    char *end;
+    double x;
+    errno = 0;
+    x = strtod(v, &end);
+    if (!v[0] || *end || errno || !isfinite(x) || x < lo || x > hi ||
+        (integer && x != floor(x))) {
+        fprintf(stderr, "profile_driver: %s: '%s' is not a %s from %g to %g\n", opt, v,
+                integer ? "whole number" : "number", lo, hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -92,10 +112,23 @@ int main(int argc, char **argv)
         if (strcmp(a, "--requests") == 0) dir = v;
         else if (strcmp(a, "--auth-file") == 0) auth_file = v;
         else if (strcmp(a, "--config") == 0) config = v;
-        else if (strcmp(a, "--hosts") == 0) nhosts = atoi(v);
-        else if (strcmp(a, "--count") == 0) count = atol(v);
-        else if (strcmp(a, "--run-seconds") == 0) o.run_seconds = atof(v);
-        else if (strcmp(a, "--work-secs") == 0) o.work_secs = atof(v);
+        else if (strcmp(a, "--hosts") == 0) {
+            double x;
+            if (num_arg(a, v, 1, 1e6, 1, &x) < 0)
+                return 2;
+            nhosts = (int)x;
+        } else if (strcmp(a, "--count") == 0) {
+            double x;
+            if (num_arg(a, v, 1, 1e12, 1, &x) < 0)
+                return 2;
+            count = (long)x;
+        } else if (strcmp(a, "--run-seconds") == 0) {
+            if (num_arg(a, v, 0, 1e6, 0, &o.run_seconds) < 0)
+                return 2;
+        } else if (strcmp(a, "--work-secs") == 0) {
+            if (num_arg(a, v, -1, 1e9, 0, &o.work_secs) < 0)
+                return 2;
+        }
         else {
             fprintf(stderr, "profile_driver: unknown option %s\n", a);
             return 2;
