@@ -39,7 +39,30 @@ static int auth_row(void *vctx)
     return 0;
 }
 
+/* names[0..n) as a JSON array of strings into b (NULL names: []) */
+static void names_json(struct jbuf *b, const char *const *names, int n)
+{
+    int i;
+    jb_open(b);
+    for (i = 0; i < n; i++)
+        jb_str(b, names[i]);
+    jb_close(b);
+}
+
+/*
+ * One statement: the account, the host, its runtime corrections and the
+ * census of its results in progress against what the client holds.  The
+ * census is one derived table, computed once whatever the number of
+ * host_app_version rows; it reads each result in progress and its
+ * workunit by primary key.  A result in progress is in order when the
+ * client lists it and its workunit is still needed (no canonical result,
+ * no error), or when the client reports it without listing it; any other
+ * one (lost, or to be aborted) is odd.  So when no result is odd and every
+ * listed name matched one, the lost-job check has nothing to do and its
+ * read is skipped (lost_jobs.c).
+ */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
+                  const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
                   struct db_hav_row *havs, int max_havs, int *nhavs)
 {
@@ -51,17 +74,32 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "IFNULL(h.rpc_gap_n,0), IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), "
         "IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
-        "(SELECT COUNT(*) FROM result x FORCE INDEX (ind_res_host_state) "
-        " WHERE x.hostid = h.id AND x.server_state = 4) "
+        "IFNULL(ip.n,0), IFNULL(ip.odd,0), IFNULL(ip.listed,0) "
         "FROM user u "
         "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
         "LEFT JOIN host_app_version v ON v.host_id = h.id "
+        "LEFT JOIN (SELECT COUNT(*) AS n, "
+        "  SUM(NOT IF(k.l, k.cr = 0 AND k.em = 0, k.r)) AS odd, SUM(k.l) AS listed "
+        "  FROM (SELECT JSON_CONTAINS(?, JSON_QUOTE(x.name)) AS l, "
+        "        JSON_CONTAINS(?, JSON_QUOTE(x.name)) AS r, "
+        "        w.canonical_resultid AS cr, w.error_mask AS em "
+        "        FROM result x FORCE INDEX (ind_res_host_state) "
+        "        JOIN workunit w ON w.id = x.workunitid "
+        "        WHERE x.hostid = ? AND x.server_state = 4) k) ip ON h.id IS NOT NULL "
         "WHERE u.auth_hash = ?";
     struct auth_ctx x;
-    struct db_val params[] = { DBV_INT(hostid), DBV_BIN(auth_hash, 32) };
+    struct jbuf bl = { 0 }, br = { 0 };
     long n;
     int r;
 
+    names_json(&bl, held ? held->listed : NULL, held ? held->nlisted : 0);
+    names_json(&br, held ? held->reported : NULL, held ? held->nreported : 0);
+    if (jb_failed(c, &bl, "look up account and host") ||
+        jb_failed(c, &br, "look up account and host")) {
+        free(bl.p);
+        free(br.p);
+        return DB_ERR;
+    }
     memset(&x, 0, sizeof x);
     x.user = user;
     x.host = host;
@@ -70,6 +108,9 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
     x.nhavs = nhavs;
     *nhavs = 0;
     {
+        struct db_val params[] = { DBV_INT(hostid), DBV_STRN(bl.p, bl.len),
+                                   DBV_STRN(br.p, br.len), DBV_INT(hostid),
+                                   DBV_BIN(auth_hash, 32) };
         struct db_val cols[] = {
             DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
             DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
@@ -78,11 +119,13 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.h.rpc_gap_n), DBV_DBL(x.h.avg_turnaround), DBV_INT(x.h.turnaround_n),
             DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
-            DBV_INT(x.h.n_in_progress),
+            DBV_INT(x.h.n_in_progress), DBV_INT(x.h.n_ip_odd), DBV_INT(x.h.n_ip_listed),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 2, cols, 19, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 5, cols, 21, auth_row, &x, &n,
                      "look up account and host");
     }
+    free(bl.p);
+    free(br.p);
     if (r != DB_OK)
         return r;
     return n ? DB_OK : DB_NOTFOUND;

@@ -3,7 +3,10 @@
  *
  * Each function is one prepared statement (a few run one more in a rare
  * fallback).  A work request with reported results costs at most:
- *   auth (user + host + host_app_version)    1
+ *   auth (user + host + host_app_version + census of the host's
+ *         results in progress against the names the client holds)   1
+ *   lost-job check: only when the census finds a result lost or to be
+ *         aborted, or a listed name the server does not have      0 (1-2)
  *   reported results: read, update, correction upsert   3
  *   candidates (locked, SKIP LOCKED)           1
  *   claim                                      1
@@ -38,7 +41,10 @@ struct db_host_row {
     int create_time;
     double expavg_credit;
     double expavg_time;
-    int n_in_progress;      /* its results IN_PROGRESS (an index-only count) */
+    int n_in_progress;      /* its results IN_PROGRESS */
+    int n_ip_odd;           /* of those: neither listed by the client with a workunit
+                               still needed, nor (unlisted and) reported */
+    int n_ip_listed;        /* of those: listed by the client */
     int rpc_time;           /* its previous request (0: none) */
     double rpc_gap_avg, rpc_gap_dev;   /* its rhythm (host_rhythm.h) */
     int rpc_gap_n;
@@ -61,7 +67,18 @@ struct db_hav_row {
  * of its results in progress) and its host_app_version rows.  Returns DB_OK, DB_NOTFOUND (no such user) or an
  * error.  The caller compares user->authenticator in constant time.
  */
+/* What the client says it holds: its <other_results> and its reported
+ * results, by name.  With it, the look-up counts (n_ip_odd, n_ip_listed)
+ * tell whether the lost-job check has anything to do. */
+struct db_held_names {
+    const char *const *listed;
+    int nlisted;
+    const char *const *reported;
+    int nreported;
+};
+
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
+                  const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
                   struct db_hav_row *havs, int max_havs, int *nhavs);
 

@@ -444,6 +444,34 @@ struct tx_arg {
     struct request_state *rs;
 };
 
+/* The account look-up, with the census of the host's results in
+ * progress against the names the client holds (lost_jobs.c uses it) */
+static int auth_and_census(struct db_conn *c, struct request_state *rs)
+{
+    const struct sched_request *req = &rs->req;
+    struct db_held_names held = { NULL, 0, NULL, 0 };
+    const char **names = NULL;
+    int i, r;
+
+    if (req->have_other_results && req->nother_results + req->nresults > 0) {
+        names = malloc(sizeof *names * (size_t)(req->nother_results + req->nresults));
+        if (!names)
+            return DB_ERR;
+        for (i = 0; i < req->nother_results; i++)
+            names[i] = req->other_results[i].name;
+        for (i = 0; i < req->nresults; i++)
+            names[req->nother_results + i] = req->results[i].name;
+        held.listed = names;
+        held.nlisted = req->nother_results;
+        held.reported = names + req->nother_results;
+        held.nreported = req->nresults;
+    }
+    r = db_sched_auth(c, rs->auth_hash, (int)req->hostid, &held, &rs->user, &rs->host,
+                      rs->havs, DB_MAX_HAV, &rs->nhavs);
+    free(names);
+    return r;
+}
+
 static int tx_body(struct db_conn *c, void *varg)
 {
     struct tx_arg *a = varg;
@@ -472,8 +500,7 @@ static int tx_body(struct db_conn *c, void *varg)
     r = app_cache_refresh(&ctx->apps, c, rs->now);
     if (r != DB_OK)
         return r;
-    r = db_sched_auth(c, rs->auth_hash, (int)req->hostid, &rs->user, &rs->host, rs->havs,
-                      DB_MAX_HAV, &rs->nhavs);
+    r = auth_and_census(c, rs);
     if (r == DB_NOTFOUND) {
         rs->auth_failed = 1;
         return DB_ABORT;

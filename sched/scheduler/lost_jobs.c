@@ -115,6 +115,11 @@ int lost_jobs_handle(struct sched_ctx *ctx, struct request_state *rs)
     rs->nlost = 0;
     if (!req->have_other_results)
         return DB_OK;   /* an old or odd client: no judgement */
+    if (!rs->send_hostid && rs->host.n_in_progress > 0 && rs->host.n_ip_odd == 0 &&
+        rs->host.n_ip_listed == req->nother_results)
+        return DB_OK;   /* the census of the first statement: every result in
+                         * progress listed and needed, or reported; every
+                         * listed name one of them; nothing to read or do */
 
     if (!rs->send_hostid && rs->host.n_in_progress > 0) {
         /* the count is from this transaction's first statement; a few

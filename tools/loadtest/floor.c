@@ -86,8 +86,8 @@ static int floor_tx(struct db_conn *c, void *arg)
     r = app_cache_refresh(&ctx->apps, c, f->now);
     if (r != DB_OK)
         return r;
-    r = db_sched_auth(c, f->auth_hash, (int)q->hostid, &f->user, &f->host, f->havs, DB_MAX_HAV,
-                      &f->nhavs);
+    r = db_sched_auth(c, f->auth_hash, (int)q->hostid, NULL, &f->user, &f->host, f->havs,
+                      DB_MAX_HAV, &f->nhavs);
     if (r == DB_NOTFOUND || (r == DB_OK && strcmp(f->user.authenticator, q->authenticator))) {
         f->auth_failed = 1;
         return DB_ABORT;
