@@ -23,6 +23,9 @@ static struct sched_ctx ctx;
 static struct buf reply;
 static char auth[65];
 static int seqno;
+/* the results the next send_req() reports as successes (steady state) */
+static const char *const *report_names;
+static int nreport_names;
 
 /*
  * Send request 02 (a CPU work request, 103680 s) for hostid, with
@@ -58,7 +61,21 @@ static void send_req(int hostid, const char *const *names, int n, int dont_send,
                        "        <app_version>-1</app_version>\n    </other_result>\n", names[i]);
         buf_puts(&nb, "</other_results>\n");
     }
-    buf_puts(&nb, p + strlen(ors));
+    p += strlen(ors);
+    if (nreport_names > 0) {
+        const char *end = strstr(p, "</scheduler_request>");
+        if (!end) {
+            fprintf(stderr, "recorded request 02 has no </scheduler_request>\n");
+            exit(1);
+        }
+        buf_put(&nb, p, (size_t)(end - p));
+        for (i = 0; i < nreport_names; i++)
+            buf_printf(&nb, "<result>\n<name>%s</name>\n<final_cpu_time>100</final_cpu_time>\n"
+                       "<final_elapsed_time>110</final_elapsed_time>\n<exit_status>0"
+                       "</exit_status>\n<state>5</state>\n</result>\n", report_names[i]);
+        p = end;
+    }
+    buf_puts(&nb, p);
     sched_handle(&ctx, nb.p, nb.len, &reply, st);
     buf_free(&nb);
     buf_free(&b);
@@ -308,6 +325,44 @@ int main(void)
     send_req(0, list, 1, 0, 0, &st);
     TAP_EQ_INT(st.results_aborted, 1, "a new host's listed job is aborted");
     TAP_EQ_INT(tu_count(reply.p, "<result_abort>"), 1, "with <result_abort>");
+
+    /* 9. the steady state of a plain batch: a host reports the jobs it
+     * finished, lists the others and asks for more.  Its statements are
+     * counted exactly, so that they cannot creep back (issue 19):
+     * auth with the census, reported read, report update, correction
+     * upsert, candidates, claim, host update, commit = 8 with jobs; no
+     * candidates and no claim when it asks for nothing = 6 */
+    send_req(0, NULL, 0, 0, 6 * 3600, &st);
+    hostid = (int)tu_elem_ll(reply.p, "hostid");
+    n = in_progress(hostid, names);
+    TAP_CHECK(hostid > 0 && n >= 3, "steady state: a new host %d with %d jobs", hostid, n);
+    {
+        const char *rep1[1];
+        for (i = 1; i < n; i++)
+            list[i - 1] = names[i];
+        rep1[0] = names[0];
+        report_names = rep1;
+        nreport_names = 1;
+        send_req(hostid, list, n - 1, 0, 3600, &st);
+        TAP_EQ_INT(st.results_reported, 1, "steady state: the finished job is reported");
+        TAP_CHECK(st.jobs_sent >= 1, "steady state: the host got %d jobs", st.jobs_sent);
+        TAP_EQ_INT(st.results_lost + st.jobs_resent + st.results_aborted, 0,
+                   "steady state: nothing lost, resent or aborted");
+        TAP_EQ_INT((long long)st.statements, 8,
+                   "steady state, plain, with jobs: %lu statements (8)", st.statements);
+        n = in_progress(hostid, names);
+        for (i = 1; i < n; i++)
+            list[i - 1] = names[i];
+        rep1[0] = names[0];
+        send_req(hostid, list, n - 1, 0, 0, &st);
+        TAP_EQ_INT(st.results_reported, 1, "steady state: the next finished job is reported");
+        TAP_EQ_INT(st.jobs_sent + st.results_lost + st.jobs_resent + st.results_aborted, 0,
+                   "steady state, no work asked: nothing sent, lost or aborted");
+        TAP_EQ_INT((long long)st.statements, 6,
+                   "steady state, plain, without jobs: %lu statements (6)", st.statements);
+        report_names = NULL;
+        nreport_names = 0;
+    }
 
     TAP_EQ_INT(invariant_breaks(), breaks_before, "the invariant checks find nothing new");
     /* end the batch as abort_batch does: its workunits whose jobs were
