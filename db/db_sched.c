@@ -67,9 +67,10 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
                   struct db_hav_row *havs, int max_havs, int *nhavs)
 {
     static const char sql[] =
-        "SELECT u.id, u.authenticator, u.name, "
+        "SELECT u.id, u.authenticator, u.name, u.create_time, u.total_credit, "
+        "u.expavg_credit, u.expavg_time, "
         "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
-        "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), "
+        "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), IFNULL(h.total_credit,0), "
         "IFNULL(h.rpc_time,0), IFNULL(h.rpc_gap_avg,0), IFNULL(h.rpc_gap_dev,0), "
         "IFNULL(h.rpc_gap_n,0), IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), "
         "IFNULL(h.lost_time,0), "
@@ -113,15 +114,17 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
                                    DBV_BIN(auth_hash, 32) };
         struct db_val cols[] = {
             DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
+            DBV_INT(x.u.create_time), DBV_DBL(x.u.total_credit), DBV_DBL(x.u.expavg_credit),
+            DBV_DBL(x.u.expavg_time),
             DBV_INT(x.h.id), DBV_INT(x.h.rpc_seqno), DBV_INT(x.h.create_time),
-            DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time),
+            DBV_DBL(x.h.expavg_credit), DBV_DBL(x.h.expavg_time), DBV_DBL(x.h.total_credit),
             DBV_INT(x.h.rpc_time), DBV_DBL(x.h.rpc_gap_avg), DBV_DBL(x.h.rpc_gap_dev),
             DBV_INT(x.h.rpc_gap_n), DBV_DBL(x.h.avg_turnaround), DBV_INT(x.h.turnaround_n),
             DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
             DBV_INT(x.h.n_in_progress), DBV_INT(x.h.n_ip_odd), DBV_INT(x.h.n_ip_listed),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 5, cols, 21, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 5, cols, 26, auth_row, &x, &n,
                      "look up account and host");
     }
     free(bl.p);

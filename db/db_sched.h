@@ -33,6 +33,8 @@ struct db_user_row {
     int id;
     char authenticator[DB_NAME_MAX];
     char name[DB_NAME_MAX];
+    int create_time;
+    double total_credit, expavg_credit, expavg_time;   /* for the reply */
 };
 
 struct db_host_row {
@@ -41,6 +43,7 @@ struct db_host_row {
     int create_time;
     double expavg_credit;
     double expavg_time;
+    double total_credit;
     int n_in_progress;      /* its results IN_PROGRESS */
     int n_ip_odd;           /* of those: neither listed by the client with a workunit
                                still needed, nor (unlisted and) reported */

@@ -71,6 +71,10 @@ static const struct cfg_key config_table[] = {
       "seconds a client must wait before its next request" },
     { "overload_request_delay", CT_INT, OFF(overload_request_delay), "300", 1, 86400,
       "request_delay sent when the database is unavailable" },
+    { "project_is_down", CT_INT, OFF(project_is_down), "0", 0, 1,
+      "1: the scheduler answers every request with <project_is_down/> and "
+      "overload_request_delay, touching nothing (so does a file stop_sched next to the "
+      "configuration file)" },
     { "no_work_request_delay", CT_INT, OFF(no_work_request_delay), "60", 0, 86400,
       "request_delay sent when work was asked for and none was sent" },
     { "record_requests", CT_BOOL, OFF(record_requests), "0", 0, 1,

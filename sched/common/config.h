@@ -47,6 +47,7 @@ struct config {
     int max_jobs_per_reply;
     int min_request_delay;             /* seconds between RPCs we ask for */
     int overload_request_delay;        /* seconds, when the DB is unavailable */
+    int project_is_down;               /* 1: every request gets <project_is_down/> */
     int no_work_request_delay;         /* seconds, when we had no work to send */
     int record_requests;               /* 1: save every request in record_dir */
     int report_immediately;            /* ask clients to report at once */

@@ -114,6 +114,10 @@ struct request_state {
 };
 
 /* What happened, for tests, logs and benchmarks. */
+/* A file of this name next to the configuration stops the project: every
+ * request is answered <project_is_down/> (doc/admin-guide.md). */
+#define STOP_SCHED_FILE "stop_sched"
+
 struct sched_stats {
     int jobs_sent;
     int results_reported;

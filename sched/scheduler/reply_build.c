@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "credit.h"
 #include "log.h"
 
 static int rsc_index_of(const struct request_state *rs, const char *name)
@@ -75,6 +76,22 @@ static const char *reason_text(enum no_work_reason r)
     case NW_NONE: break;
     }
     return "";
+}
+
+/* The volunteer's name and credit, the host's credit: averages decayed to
+ * now, as the transitioner would write them. */
+static void add_account(struct sched_reply *r, const struct sched_ctx *ctx,
+                        const struct request_state *rs)
+{
+    struct reply_account *a = &r->account;
+    double now = (double)rs->now, hl = ctx->cfg.credit_half_life;
+
+    a->user_name = rs->user.name;
+    a->user_total_credit = rs->user.total_credit;
+    a->user_expavg_credit = credit_decay(rs->user.expavg_credit, rs->user.expavg_time, now, hl);
+    a->user_create_time = rs->user.create_time;
+    a->host_total_credit = rs->host.total_credit;
+    a->host_expavg_credit = credit_decay(rs->host.expavg_credit, rs->host.expavg_time, now, hl);
 }
 
 /* The no-work signals, the request_delay and the next_rpc_delay. */
@@ -290,6 +307,7 @@ int reply_build(struct sched_reply *r, struct reply_store *st, struct sched_ctx 
     reply_head(r, ctx);
     if (rs->send_hostid)
         r->hostid = rs->hostid;
+    add_account(r, ctx, rs);
     if (rs->note[0]) {
         r->messages[r->nmessages].priority = "notice";
         r->messages[r->nmessages++].text = rs->note;
@@ -354,6 +372,20 @@ void reply_write_error(struct buf *out, const struct sched_ctx *ctx, const char 
     reply_head(&r, ctx);
     r.messages[0].priority = "notice";
     r.messages[0].text = message;
+    r.nmessages = 1;
+    r.request_delay = request_delay;
+    sched_reply_write(out, &r);
+}
+
+void reply_write_down(struct buf *out, const struct sched_ctx *ctx, int request_delay)
+{
+    struct sched_reply r;
+
+    reply_head(&r, ctx);
+    r.project_is_down = 1;
+    r.messages[0].priority = "notice";
+    r.messages[0].text = "The project is down for maintenance; your computer will try again "
+                         "later.";
     r.nmessages = 1;
     r.request_delay = request_delay;
     sched_reply_write(out, &r);

@@ -48,4 +48,8 @@ void reply_write(struct buf *out, struct sched_ctx *ctx, const struct request_st
 void reply_write_error(struct buf *out, const struct sched_ctx *ctx, const char *message,
                        int request_delay);
 
+/* The reply while the administrator has stopped the project:
+ * <project_is_down/>, a message and a request_delay. */
+void reply_write_down(struct buf *out, const struct sched_ctx *ctx, int request_delay);
+
 #endif

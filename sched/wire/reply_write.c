@@ -192,8 +192,19 @@ void sched_reply_write(struct buf *b, const struct sched_reply *r)
     buf_elem(b, "", "project_name", r->project_name);
     if (r->master_url && r->master_url[0])
         buf_elem(b, "", "master_url", r->master_url);
+    if (r->project_is_down)
+        buf_puts(b, "<project_is_down/>\n");
     if (r->hostid > 0)
         put_int(b, "", "hostid", r->hostid);
+    if (r->account.user_name) {
+        const struct reply_account *a = &r->account;
+        buf_elem(b, "", "user_name", a->user_name);
+        put_double(b, "", "user_total_credit", a->user_total_credit);
+        put_double(b, "", "user_expavg_credit", a->user_expavg_credit);
+        put_int(b, "", "user_create_time", a->user_create_time);
+        put_double(b, "", "host_total_credit", a->host_total_credit);
+        put_double(b, "", "host_expavg_credit", a->host_expavg_credit);
+    }
     for (i = 0; i < r->nmessages; i++)
         put_message(b, r->messages[i].priority, r->messages[i].text);
     if (r->send_full_workload)

@@ -118,10 +118,20 @@ struct reply_no_work {
     const char *message;           /* sent with priority "low" */
 };
 
+/* What the client shows the volunteer of the account (BOINC's tags). */
+struct reply_account {
+    const char *user_name;         /* NULL: none of this is sent */
+    double user_total_credit, user_expavg_credit;
+    int user_create_time;
+    double host_total_credit, host_expavg_credit;
+};
+
 struct sched_reply {
     const char *project_name;
     const char *master_url;        /* "" : not sent */
+    int project_is_down;           /* <project_is_down/>: the client processes nothing else */
     int hostid;                    /* > 0 : sent (the host's new id) */
+    struct reply_account account;
     struct reply_message messages[REPLY_MAX_MESSAGES];
     int nmessages;
     int send_full_workload;

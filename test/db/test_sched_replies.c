@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "db_test_util.h"
@@ -306,6 +307,60 @@ int main(void)
     TAP_CHECK(strstr(reply.p, "Unknown account key") != NULL, "message says why");
     TAP_EQ_INT(db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0), hosts_before,
                "no host created for an unknown key");
+
+    /* 7b. what the client shows the volunteer: name and credit, read with
+     * the authentication (no statement more); and the administrator's stop,
+     * by the setting and by the file stop_sched: <project_is_down/>, no
+     * database work at all */
+    {
+        struct db_val p1[] = { DBV_INT(user) };
+        struct db_val p2[] = { DBV_INT(hostid) };
+        char stop[CONFIG_STR_MAX + 32];
+        unsigned long statements;
+        FILE *f;
+        if (db_exec(ctx.db, 135, "UPDATE user SET total_credit = 1234.5 WHERE id = ?", p1, 1,
+                    NULL, "test") != DB_OK ||
+            db_exec(ctx.db, 136, "UPDATE host SET total_credit = 77.25 WHERE id = ?", p2, 1,
+                    NULL, "test") != DB_OK || db_commit(ctx.db) != DB_OK) {
+            fprintf(stderr, "%s\n", db_error(ctx.db));
+            return 1;
+        }
+        send_req("02-hostid-assigned-work-request.xml", auth, hostid, 5, &st);
+        statements = st.statements;
+        TAP_CHECK(strstr(reply.p, "<user_name>golden</user_name>") != NULL,
+                  "the reply names the volunteer");
+        TAP_CHECK(strstr(reply.p, "<user_total_credit>1234.5") != NULL,
+                  "the reply has the volunteer's total credit");
+        TAP_CHECK(strstr(reply.p, "<host_total_credit>77.25") != NULL,
+                  "the reply has the host's total credit");
+        TAP_CHECK(strstr(reply.p, "<user_expavg_credit>") != NULL &&
+                  strstr(reply.p, "<host_expavg_credit>") != NULL, "and both average credits");
+        TAP_CHECK(strstr(reply.p, "<project_is_down/>") == NULL, "running: not down");
+
+        ctx.cfg.project_is_down = 1;
+        send_req("02-hostid-assigned-work-request.xml", auth, hostid, 6, &st);
+        TAP_EQ_STR(st.outcome, "down", "project_is_down = 1: answered 'down'");
+        TAP_CHECK(strstr(reply.p, "<project_is_down/>") != NULL, "<project_is_down/> in the reply");
+        TAP_CHECK(strstr(reply.p, "<request_delay>") != NULL, "with a request_delay");
+        TAP_EQ_INT(tu_count(reply.p, "<result>"), 0, "and no job");
+        TAP_EQ_INT((int)st.statements, 0, "no statement while down");
+        ctx.cfg.project_is_down = 0;
+
+        snprintf(stop, sizeof stop, "%s/%s", ctx.cfg.config_dir, STOP_SCHED_FILE);
+        f = fopen(stop, "w");
+        TAP_CHECK(f != NULL, "stop file created (%s)", STOP_SCHED_FILE);
+        if (f)
+            fclose(f);
+        send_req("02-hostid-assigned-work-request.xml", auth, hostid, 7, &st);
+        TAP_CHECK(strstr(reply.p, "<project_is_down/>") != NULL, "the stop file: down");
+        TAP_EQ_INT((int)st.statements, 0, "the stop file: no statement");
+        unlink(stop);
+        send_req("02-hostid-assigned-work-request.xml", auth, hostid, 8, &st);
+        TAP_EQ_STR(st.outcome, "ok", "stop file removed: served again");
+        TAP_CHECK(strstr(reply.p, "<project_is_down/>") == NULL && st.statements > 0,
+                  "stop file removed: a normal reply (%lu statements, %lu before the stop)",
+                  st.statements, statements);
+    }
 
     /* 8. hostid spoofing: user 2 claims user 1's host -> gets a new host */
     send_req("02-hostid-assigned-work-request.xml", auth2, hostid, 5, &st);

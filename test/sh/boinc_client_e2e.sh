@@ -199,6 +199,10 @@ check "client_state.xml holds no job of the batch (all acknowledged)" eq "$held"
 check "boinccmd --get_tasks lists no job of the batch" \
     eq "$(grep -c "name: ${BATCH}_" "$E2E/get_tasks.txt")" 0
 check "boinccmd --get_project_status shows the project" grep -q "master URL: $MASTER_URL" "$E2E/get_project_status.txt"
+check "boinccmd --get_project_status shows the volunteer's name (from the reply)" \
+    grep -q "user_name: e2e client" "$E2E/get_project_status.txt"
+check "boinccmd --get_project_status shows the credit fields (from the reply)" \
+    grep -q "user_total_credit: " "$E2E/get_project_status.txt"
 check "log: every input file downloaded" \
     eq "$(grep -oE "Finished download of ${BATCH}_in[0-9]+" "$LOG" | sort -u | wc -l)" "$NFILES"
 check "log: the signed app downloaded" grep -q "Finished download of $(basename "$APPFILE")" "$LOG"
