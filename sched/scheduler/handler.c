@@ -337,11 +337,12 @@ int handler_job_estimate(struct sched_ctx *ctx, struct request_state *rs,
 }
 
 int handler_job_fits(const struct sched_ctx *ctx, struct request_state *rs,
-                     const struct job_estimate *e, int deadline)
+                     const struct db_candidate *c, const struct job_estimate *e, int deadline)
 {
-    if (ctx->cfg.sched_policy != POLICY_WS2)
-        return 1;
-    return edf_check(&rs->rscs[e->rsc].q, e->wall, (double)deadline - (double)rs->now) == EDF_OK;
+    if (ctx->cfg.sched_policy == POLICY_WS2 &&
+        edf_check(&rs->rscs[e->rsc].q, e->wall, (double)deadline - (double)rs->now) != EDF_OK)
+        return 0;
+    return before_finish_line(ctx, rs, &rs->rscs[e->rsc], c, e->wall);
 }
 
 int handler_add_claimed(struct request_state *rs, const struct db_candidate *c,

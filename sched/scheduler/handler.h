@@ -191,10 +191,10 @@ struct job_estimate {
 int handler_job_estimate(struct sched_ctx *ctx, struct request_state *rs,
                          const struct db_candidate *c, struct job_estimate *e);
 
-/* Would the job fit with report deadline `deadline` (the WS2 check; always
- * under WS1)? */
+/* Would job c fit with report deadline `deadline` (the WS2 check; always
+ * under WS1), and would this host finish it by its batch's finish line? */
 int handler_job_fits(const struct sched_ctx *ctx, struct request_state *rs,
-                     const struct job_estimate *e, int deadline);
+                     const struct db_candidate *c, const struct job_estimate *e, int deadline);
 
 /* Add a job already claimed (a backup made by the tail source) to the
  * reply, with its deadline.  Returns -1 when out of memory. */

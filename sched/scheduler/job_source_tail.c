@@ -9,7 +9,11 @@
  * job in progress and one per request; never a second replica for a user.
  * A backup of a result whose host looks gone by its rhythm (not yet
  * flagged by the transitioner, which would replace it anyway) takes no
- * budget: it is no extra work unless the host comes back.
+ * budget: it is no extra work unless the host comes back.  Like any job,
+ * a backup goes only to a host that would finish it by its batch's
+ * finish line (sched/policy/finish_line.h): the original of a host that
+ * looks gone has until its deadline, so without the line any host, the
+ * slowest included, would gain on it.
  */
 #include <stdio.h>
 
@@ -79,7 +83,7 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
             return DB_OK;
         t = &cands[pick];
         tc[pick].backup_secs = 0;          /* tried: not again */
-        if (!handler_job_fits(ctx, rs, &est[pick], (int)deadline))
+        if (!handler_job_fits(ctx, rs, &t->wu, &est[pick], (int)deadline))
             continue;
         r = db_tail_lock_wu(ctx->db, t->wu.wu_id);
         if (r == DB_NOTFOUND)
