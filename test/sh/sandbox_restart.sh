@@ -9,17 +9,12 @@
 # Prints TAP; exit status 1 if any check failed.
 set -u
 
-for v in SANDBOX_DIR HTTP_PORT MASTER_URL SCHED_URL; do
-    if [ -z "${!v:-}" ]; then
-        echo "Bail out! $v must be set (eval \"\$(tools/sandbox env)\")"
-        exit 1
-    fi
-done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src_top=${top_srcdir:-$(dirname "$(dirname "$here")")}
 build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$src_top}}
 SB=$src_top/tools/sandbox
 . "$here/tap.bash"
+need_sandbox_env SANDBOX_DIR HTTP_PORT MASTER_URL SCHED_URL
 
 # sockets_in_state PORT STATE: how many TCP sockets on local port PORT are
 # in STATE (hex, as in /proc/net/tcp: 06 TIME_WAIT, 0A LISTEN)

@@ -9,6 +9,8 @@
 #                                 predicates for check: true, or print what
 #                                 was got and wanted as a TAP comment
 #   bail REASON                   "Bail out!" and exit 1
+#   need_sandbox_env VAR...       bail unless each VAR of "tools/sandbox env"
+#                                 is set
 #   tap_done                      print the plan; status 1 if any failed
 # shellcheck shell=bash
 
@@ -36,6 +38,13 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' || { echo "#   got $1,
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }' || { echo "#   got '$1', want more than $2"; return 1; }; }
 
 bail() { echo "Bail out! $*"; exit 1; }
+
+need_sandbox_env() {
+    local v
+    for v in "$@"; do
+        [ -n "${!v:-}" ] || bail "$v must be set (eval \"\$(tools/sandbox env)\")"
+    done
+}
 
 tap_done() {
     echo "1..$n"

@@ -9,18 +9,13 @@
 # 1 if any check failed.
 set -u
 
-for v in LOCSCHED_CONFIG DB_SOCKET DB_NAME; do
-    if [ -z "${!v:-}" ]; then
-        echo "Bail out! $v must be set (eval \"\$(tools/sandbox env)\")"
-        exit 1
-    fi
-done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src_top=${top_srcdir:-$(dirname "$(dirname "$here")")}
 build=${top_builddir:-${LOCSCHED_BUILD_DIR:-$src_top}}
 CB=$build/tools/create_batch
 PD=$build/tools/loadtest/profile_driver
 . "$here/tap.bash"
+need_sandbox_env LOCSCHED_CONFIG DB_SOCKET DB_NAME
 [ -x "$CB" ] || bail "$CB is not built"
 
 batches() {
