@@ -103,7 +103,7 @@ struct db_val {
 /* Statement ids: each distinct SQL text used on a connection has a slot,
  * prepared on first use and kept until the connection is closed.  Slots
  * 140..159 are the tests' own (db_slots.h). */
-#define DB_MAX_STMTS 176
+#define DB_MAX_STMTS 256
 
 /*
  * Execute statement slot id (SQL text sql) with params.  *affected gets

@@ -129,7 +129,13 @@ enum db_slot {
     SLOT_FL_FINISHED,
     SLOT_FL_SPEEDS,
     SLOT_FL_SET,
-    SLOT_LAST = 175
+    /* Ranges kept for parts being built in parallel; each part adds its
+     * own names inside its range and a _Static_assert that they fit. */
+    SLOT_VALIDATE_FIRST = 176,   /* 176..191: validator (db_validate.c) */
+    SLOT_ASSIM_FIRST = 192,      /* 192..207: assimilator, file deleter, purge */
+    SLOT_ACCOUNT_FIRST = 208,    /* 208..223: web RPCs, accounts */
+    SLOT_STATUS_FIRST = 224,     /* 224..239: status and batch pages */
+    SLOT_LAST = 255
 };
 
 #endif
