@@ -263,8 +263,8 @@ static int stretch_row(void *vctx)
     return x->row(x->ctx, &x->r);
 }
 
-int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
-                    int near_job, int (*row)(void *ctx, const struct db_stretch_row *r),
+int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int near_job,
+                    int (*row)(void *ctx, const struct db_stretch_row *r),
                     void *ctx, int *first_open, int *frontier)
 {
     /* The members' rows, then one row for the cursor (host_id 0) that
@@ -287,7 +287,11 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "    AND r.job_num < c.next_stretch_job_num "
         "    AND (SELECT COUNT(*) FROM batch_host b2 WHERE b2.cursor_id = c.id "
         "         AND b2.host_id <> ? AND b2.stretch_first >= 0 "
-        "         AND r.job_num BETWEEN b2.stretch_first AND b2.stretch_last) < ? "
+        "         AND r.job_num BETWEEN b2.stretch_first AND b2.stretch_last "
+        "         AND NOT EXISTS (SELECT 1 FROM result o2 WHERE o2.workunitid = r.workunitid "
+        "                         AND o2.hostid = b2.host_id)) "
+        "      < (SELECT COUNT(*) FROM result u WHERE u.workunitid = r.workunitid "
+        "         AND u.server_state = 2) "
         "    AND NOT EXISTS (SELECT 1 FROM batch_host b3 WHERE b3.cursor_id = c.id "
         "         AND b3.userid = ? AND b3.host_id <> ? "
         "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last) "
@@ -295,7 +299,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "FROM locality_cursor c WHERE c.id = ?";
     struct stretch_ctx x;
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(hostid),
-                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(replication),
+                               DBV_INT(userid), DBV_INT(hostid),
                                DBV_INT(userid), DBV_INT(hostid), DBV_INT(near_job),
                                DBV_INT(cursor_id) };
     char what[80];
@@ -316,7 +320,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
                                  DBV_INT(x.r.rpc_time), DBV_INT(x.r.lost_time),
                                  DBV_DBL(x.r.rpc_gap_avg), DBV_DBL(x.r.rpc_gap_dev),
                                  DBV_INT(x.r.rpc_gap_n) };
-        return db_query(c, SLOT_STRETCH_READ, sql, params, 10, cols, 11, stretch_row, &x, NULL,
+        return db_query(c, SLOT_STRETCH_READ, sql, params, 9, cols, 11, stretch_row, &x, NULL,
                         what);
     }
 }

@@ -96,13 +96,16 @@ struct db_stretch_row {
  * The stretch decision's read (one statement): the other members of
  * cursor_id with a stretch (row callback), and, through *first_open, the
  * first "open" job: an unsent job below the frontier that userid may
- * take, that fewer than `replication` other members cover and no other
- * host of userid covers; the lowest at or after near_job (next to the
+ * take and no other host of userid covers, with more unsent results than
+ * other members cover it and have no result of it yet (a lane nobody
+ * staffs, or the stretch of a member that left; not the jobs a member
+ * moved past while another still works their other replica); the
+ * lowest at or after near_job (next to the
  * host's last stretch, whose files it holds), else the lowest (-1: none);
  * and the frontier.
  */
-int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int replication,
-                    int near_job, int (*row)(void *ctx, const struct db_stretch_row *r),
+int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int near_job,
+                    int (*row)(void *ctx, const struct db_stretch_row *r),
                     void *ctx, int *first_open, int *frontier);
 
 /* Set the stretch of hostid in batch_id and, when frontier > 0, advance

@@ -87,8 +87,8 @@ void stretch_choose(const struct sc_cursor *c, const struct sc_member *m, int n,
                     const struct sc_host *h, struct sc_choice *out)
 {
     int r = c->replication > 0 ? c->replication : 1, size = stretch_size(c, h);
-    int i, best = -1, best_k = 0;
-    double best_time = -1;
+    int i, best = -1, best_k = 0, near = -1, near_k = 0;
+    double best_time = -1, near_time = -1;
 
     none(out);
 
@@ -140,6 +140,15 @@ void stretch_choose(const struct sc_cursor *c, const struct sc_member *m, int n,
             best_time = t;
             best_k = k;
         }
+        if (h->prev_first >= 0 && m[i].last + 1 == h->prev_first && t > near_time) {
+            near = i;
+            near_time = t;
+            near_k = k;
+        }
+    }
+    if (near >= 0 && near_time >= SC_NEIGHBOUR_SHARE * best_time) {
+        best = near;
+        best_k = near_k;
     }
     if (best >= 0) {
         out->action = SC_TAKE_OVER;

@@ -8,18 +8,24 @@
  * replication R, R members cover each job (one replica each), so a file
  * reaches about R hosts.  A member whose stretch has nothing left for it
  * takes, in this order:
- *   1. open work: an unsent job it may take that fewer than R other
- *      members cover, none of its own user (a lane of a stretch not yet
- *      staffed, or the stretch of a member that left), the first next to
- *      its last stretch if there is one (the data layer finds it); its
- *      stretch runs from there while jobs stay so;
+ *   1. open work: an unsent job it may take with more unsent results
+ *      than other members cover it without a result of it, none of its
+ *      own user (a lane of a stretch not yet staffed, or the stretch of a
+ *      member that left), the first next to its last stretch if there is
+ *      one (the data layer finds it: db_stretch_read); its stretch runs
+ *      from there while fewer than R members cover the jobs;
  *   2. a new stretch at the cursor's frontier (the first job no stretch
  *      was cut from), which then advances past it;
  *   3. a take-over: the member with the most time left (its unsent jobs
  *      over its rate) gives up the top of its stretch, in proportion to
  *      the two rates (unless a host of the same user covers that top:
  *      the user may hold only one replica of a job); a member presumed
- *      gone comes first and gives up all of its unsent jobs;
+ *      gone comes first and gives up all of its unsent jobs.  The member
+ *      whose stretch ends just below the one the host finished is
+ *      preferred when its time left is at least SC_NEIGHBOUR_SHARE of the
+ *      most: its top is next to the files the host took first, so the
+ *      jobs a host works over its take-overs stay one contiguous range,
+ *      growing downwards, instead of a new range (new files) each time;
  *   or nothing (the cursor's work is all sent or not its to take).
  * A stretch is the member's share of the cursor's remaining replicas:
  * jobs left x R x its rate / the team's rate, at least min_jobs (what one
@@ -31,6 +37,10 @@
  */
 #ifndef LOCSCHED_STRETCH_CHOICE_H
 #define LOCSCHED_STRETCH_CHOICE_H
+
+/* A take-over prefers the neighbour below when its time left is at
+ * least this share of the greatest. */
+#define SC_NEIGHBOUR_SHARE 0.5
 
 /* The cursor, as read for a stretch decision. */
 struct sc_cursor {
@@ -57,6 +67,7 @@ struct sc_member {
 struct sc_host {
     double rate;
     int min_jobs;                /* jobs one of its requests takes (>= 1) */
+    int prev_first;              /* the stretch it just finished; < 0: none */
 };
 
 enum sc_action {

@@ -42,7 +42,7 @@ void locality_stretch_on_join(const struct sched_ctx *ctx, const struct db_curso
                               double rate, int min_jobs, int *first, int *last, int *frontier)
 {
     struct sc_cursor c;
-    struct sc_host h = { rate, min_jobs };
+    struct sc_host h = { rate, min_jobs, -1 };
     struct sc_choice ch;
 
     *first = *last = -1;
@@ -107,7 +107,6 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     if (!ml.m)
         return DB_ERR;
     r = db_stretch_read(ctx->db, row->id, rs->hostid, rs->user.id,
-                        row->replication > 0 ? row->replication : 1,
                         row->my_stretch_first >= 0 ? row->my_stretch_last + 1 : 0, add_member,
                         &ml, &first_open, &frontier);
     if (r != DB_OK || frontier < 0) {
@@ -118,6 +117,7 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
                  first_open, &c);
     h.rate = team->rate;
     h.min_jobs = locality_request_jobs(ctx, limit);
+    h.prev_first = row->my_stretch_first;
     stretch_choose(&c, ml.m, ml.n, &h, &ch);
     if (ch.action == SC_TAKE_OVER)
         r = db_stretch_shrink(ctx->db, ml.m[ch.victim].host_id, row->batch_id,

@@ -26,7 +26,7 @@ static struct sc_cursor cursor(int last, int first_unfinished, int frontier, int
 static void test_size(void)
 {
     struct sc_cursor c = cursor(299, 0, 0, -1, 2, 1500);
-    struct sc_host h = { 100, 2 };
+    struct sc_host h = { 100, 2, -1 };
 
     /* 300 jobs, R = 2: 600 replicas; a host of 1/15 of the team's rate does 40 */
     TAP_EQ_INT(stretch_size(&c, &h), 40, "share of the replicas: 300 x 2 / 15");
@@ -49,7 +49,7 @@ static void test_size(void)
 static void test_join(void)
 {
     struct sc_cursor c = cursor(299, 0, 100, -1, 1, 1000);
-    struct sc_host h = { 100, 1 };
+    struct sc_host h = { 100, 1, -1 };
     struct sc_choice ch;
 
     stretch_on_join(&c, &h, &ch);
@@ -68,7 +68,7 @@ static void test_join(void)
 static void test_rules(void)
 {
     struct sc_member m[3];
-    struct sc_host h = { 100, 1 };
+    struct sc_host h = { 100, 1, -1 };
     struct sc_cursor c;
     struct sc_choice ch;
 
@@ -138,6 +138,20 @@ static void test_rules(void)
     TAP_EQ_INT(ch.victim_last, 49, "it keeps only what it was sent");
     m[2].gone = 0;
     m[2].rate = 100;
+
+    /* the neighbour below the stretch the host finished (80..) is
+     * preferred when it has at least half the most time left */
+    h.prev_first = 80;
+    stretch_choose(&c, m, 3, &h, &ch);
+    TAP_EQ_INT(ch.victim, 0, "a neighbour far ahead (0.3 days against 3) is not preferred");
+    m[0].rate = 50;               /* 30 / 50 = 0.6 days; the neighbours 0.3 */
+    stretch_choose(&c, m, 3, &h, &ch);
+    TAP_EQ_INT(ch.action, SC_TAKE_OVER, "a take-over");
+    TAP_EQ_INT(ch.victim, 1, "of the neighbour below, next to the files the host took first");
+    TAP_EQ_INT(ch.first, 65, "its top: 30 left per lane, rates 100 : 100");
+    TAP_EQ_INT(ch.last, 79, "up to the host's old stretch");
+    m[0].rate = 10;
+    h.prev_first = -1;
 
     /* a member with one job left keeps it; nothing else: nothing to do */
     m[0].unsent = 1;
