@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db_daemon.h"
+#include "db_status.h"
 #include "log.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -163,6 +164,30 @@ static void check_mod_against_id_step(const struct daemon *d)
                   "common factor with %d", d->mod_n, step, step, step, step);
 }
 
+/* Seconds between two writes of the daemon's status row while it works. */
+#define STATUS_EVERY 10
+
+/*
+ * Write the daemon's row of daemon_status (db_status.h) in its own
+ * transaction, for the status page.  A failure (a database not upgraded
+ * yet, say) is logged once and otherwise ignored: the status row must
+ * never stop the work.
+ */
+static void write_status(struct daemon *d, struct db_daemon_status *s)
+{
+    static int warned;
+    if (!d->db)
+        return;
+    s->npasses = (long long)d->passes;
+    if (db_status_daemon_write(d->db, s) != DB_OK || db_commit(d->db) != DB_OK) {
+        if (!warned)
+            log_warn("cannot write the status row (for the status page): %s",
+                     db_error(d->db));
+        warned = 1;
+        db_rollback(d->db);
+    }
+}
+
 static double seconds_since(const struct timespec *t0)
 {
     struct timespec t1;
@@ -182,6 +207,8 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
 {
     const char *config_path = NULL;
     struct daemon d;
+    struct db_daemon_status status;
+    time_t status_written = 0;
     FILE *log_stream = NULL;
     int to_log_dir = 0, rc = 0, i;
     char err[1024];
@@ -241,6 +268,15 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
         log_info("not starting: the stop file exists");
         goto done;
     }
+    memset(&status, 0, sizeof status);
+    snprintf(status.name, sizeof status.name, "%s", name);
+    if (gethostname(status.hostname, sizeof status.hostname - 1) != 0)
+        snprintf(status.hostname, sizeof status.hostname, "unknown");
+    status.mod_n = d.mod_n;
+    status.mod_i = d.mod_i;
+    status.pid = (int)getpid();
+    status.start_time = (int)time(NULL);
+    status.sleep_secs = d.sleep_secs;
     log_info("starting (config %s, mod %d/%d, sleep %d s%s)", config_locate(config_path),
              d.mod_i, d.mod_n, d.sleep_secs, d.one_pass ? ", one pass" : "");
 
@@ -262,6 +298,15 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
         clock_gettime(CLOCK_MONOTONIC, &t0);
         n = daemon_run_pass(&d, pass);
         secs = seconds_since(&t0);
+        status.last_pass_time = (int)time(NULL);
+        status.last_items = n < 0 ? -1 : n;
+        if (n < 0)
+            status.last_error_time = status.last_pass_time;
+        if (n < 0 || d.one_pass || status_written == 0 ||
+            time(NULL) - status_written >= STATUS_EVERY) {
+            write_status(&d, &status);
+            status_written = time(NULL);
+        }
         if (n < 0) {
             log_error("pass %lu failed after %.3f s%s", d.passes, secs,
                       d.one_pass ? "" : "; trying again after a pause");
@@ -284,6 +329,8 @@ int daemon_main(int argc, char **argv, const char *name, const char *what,
     }
     if (stop_signal)
         log_info("signal %d received: stopping", (int)stop_signal);
+    status.stopped = 1;
+    write_status(&d, &status);
 done:
     log_info("stopped after %lu passes", d.passes);
     db_close(d.db);

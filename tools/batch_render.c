@@ -553,6 +553,12 @@ static void legend(struct buf *out)
 
 void br_svg(struct buf *out, const struct br_batch *b, int n)
 {
+    buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    br_svg_element(out, b, n);
+}
+
+void br_svg_element(struct buf *out, const struct br_batch *b, int n)
+{
     double h = SVG_LEGEND_H, y;
     int i, k;
 
@@ -560,10 +566,9 @@ void br_svg(struct buf *out, const struct br_batch *b, int n)
         h += batch_height(&b[i]);
     if (n == 0)
         h += SVG_TITLE_H;
-    buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     buf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
                "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n", SVG_W, h, SVG_W, h);
+               "font-size=\"12\" role=\"img\">\n", SVG_W, h, SVG_W, h);
     buf_puts(out, "  <title>locsched batches: job space</title>\n");
     buf_printf(out, "  <rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n",
                SVG_W, h);

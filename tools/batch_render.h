@@ -127,4 +127,8 @@ void br_json(struct buf *out, const struct br_batch *b, int n);
  */
 void br_svg(struct buf *out, const struct br_batch *b, int n);
 
+/* The same picture as an <svg> element alone (no XML declaration), to be
+ * put inline in an HTML page (role="img", its <title> names it). */
+void br_svg_element(struct buf *out, const struct br_batch *b, int n);
+
 #endif /* LOCSCHED_BATCH_RENDER_H */

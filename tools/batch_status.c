@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch_load.h"
 #include "batch_render.h"
 #include "db_batch.h"
 #include "tool_common.h"
@@ -83,94 +84,13 @@ static struct br_batch *add_batch(struct status *st, const struct db_batch_row *
         st->cap = cap;
     }
     x = &st->b[st->n++];
-    memset(x, 0, sizeof *x);
-    x->id = r->id;
-    snprintf(x->name, sizeof x->name, "%s", r->name);
-    x->state = r->state;
-    x->locality = r->locality;
-    x->njobs = r->njobs;
-    x->nfiles = r->nfiles;
-    br_runs_init(&x->runs);
+    bl_init(x, r);
     return x;
 }
 
 static int list_row(void *ctx, const struct db_batch_row *r)
 {
     return add_batch(ctx, r) ? 0 : DB_ERR;
-}
-
-struct cursor_list {
-    struct br_batch *b;
-    int cap;
-};
-
-static int cursor_row(void *ctx, const struct db_batch_cursor_row *r)
-{
-    struct cursor_list *l = ctx;
-    struct br_batch *b = l->b;
-    struct br_cursor *c;
-    if (b->ncursors == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 16;
-        struct br_cursor *v = realloc(b->cursors, sizeof *v * (size_t)cap);
-        if (!v)
-            return DB_ERR;
-        b->cursors = v;
-        l->cap = cap;
-    }
-    c = &b->cursors[b->ncursors++];
-    memset(c, 0, sizeof *c);
-    c->id = r->id;
-    c->first_job_num = r->first_job_num;
-    c->last_job_num = r->last_job_num;
-    c->first_unfinished_job_num = r->first_unfinished_job_num;
-    c->first_ungenerated_job_num = r->first_ungenerated_job_num;
-    c->nhosts = r->nhosts;
-    c->expavg_credit = r->expavg_credit;
-    c->max_host_credit = r->max_host_credit;
-    c->remaining_credit = r->remaining_credit;
-    return 0;
-}
-
-static int counts_row(void *ctx, const struct db_job_counts *r)
-{
-    struct br_batch *b = ctx;
-    int i;
-    for (i = 0; i < b->ncursors; i++) {
-        if (b->cursors[i].id == r->cursor_id) {
-            b->cursors[i].done += r->done;
-            b->cursors[i].in_progress += r->in_progress;
-            return 0;
-        }
-    }
-    b->other_done += r->done;
-    b->other_in_progress += r->in_progress;
-    return 0;
-}
-
-static int state_row(void *ctx, int job_num, int state)
-{
-    struct br_batch *b = ctx;
-    int s = state == DB_JOB_DONE ? BR_DONE : state == DB_JOB_IN_PROGRESS ? BR_IN_PROGRESS
-                                                                        : BR_UNSENT;
-    return br_runs_add(&b->runs, job_num, s) < 0 ? DB_ERR : 0;
-}
-
-/* Read the cursors, counts and (with_states) job states of batch b. */
-static int load_batch(struct db_conn *db, struct br_batch *b, int with_states)
-{
-    struct cursor_list cl = { b, 0 };
-    int r = db_batch_cursors(db, b->id, cursor_row, &cl);
-    if (r == DB_OK)
-        r = db_batch_job_counts(db, b->id, counts_row, b);
-    if (r == DB_OK && with_states) {
-        r = db_batch_job_states(db, b->id, state_row, b);
-        if (r == DB_OK && br_runs_finish(&b->runs, b->njobs) < 0)
-            r = DB_ERR;
-    }
-    if (r != DB_OK)
-        fprintf(stderr, PROG ": batch '%s' [batch#%d]: %s\n", b->name, b->id,
-                b->runs.oom ? "out of memory" : db_error(db));
-    return r;
 }
 
 static int write_file(const char *path, const struct buf *out)
@@ -279,7 +199,7 @@ int main(int argc, char **argv)
         }
     }
     for (i = 0; i < st.n; i++) {
-        if (load_batch(st.db, &st.b[i], svg_path != NULL) != DB_OK)
+        if (bl_load(st.db, &st.b[i], svg_path != NULL, PROG) != DB_OK)
             goto out;
         br_batch_compute(&st.b[i]);
     }
@@ -319,10 +239,8 @@ int main(int argc, char **argv)
     rc = 0;
 
 out:
-    for (i = 0; i < st.n; i++) {
-        free(st.b[i].cursors);
-        br_runs_free(&st.b[i].runs);
-    }
+    for (i = 0; i < st.n; i++)
+        bl_free(&st.b[i]);
     free(st.b);
     free(names);
     buf_free(&out);

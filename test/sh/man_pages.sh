@@ -145,10 +145,12 @@ fi
 # ---- examples and guides
 for f in examples/locsched.conf examples/apache-locsched.conf examples/galera-node.cnf \
          examples/systemd/locsched-daemons.target \
-         examples/systemd/daemons.env admin-guide.md config-reference.md keys.md locality.md; do
+         examples/systemd/daemons.env examples/systemd/locsched-status-pages.timer \
+         admin-guide.md config-reference.md keys.md locality.md; do
     [ -s "$doc_root/$f" ] || bad "$docdir/$f is not installed"
 done
-for u in work-generator:work_generator transitioner:transitioner locality-daemon:locality_daemon; do
+for u in work-generator:work_generator transitioner:transitioner locality-daemon:locality_daemon \
+         status-pages:status_pages; do
     unit=$doc_root/examples/systemd/locsched-${u%%:*}.service
     if [ ! -s "$unit" ]; then
         bad "$docdir/examples/systemd/${unit##*/} is not installed"
