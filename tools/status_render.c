@@ -114,7 +114,9 @@ static void page_head(struct buf *out, const char *project, const char *title)
     buf_puts(out, "</title>\n<style>\n"
              "body { font-family: sans-serif; margin: 1em 2em; color: #111; background: #fff; }\n"
              "table { border-collapse: collapse; margin: 0.5em 0 1.5em; }\n"
-             "caption { text-align: left; font-weight: bold; padding: 0.3em 0; }\n"
+             "caption, figcaption { text-align: left; font-weight: bold; padding: 0.3em 0; "
+             "white-space: nowrap; }\n"
+             "figure { margin: 0.5em 0 1.5em; }\n"
              "th, td { border: 1px solid #90a4ae; padding: 0.2em 0.6em; text-align: left; }\n"
              "td.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
              ".state-running { color: #1b5e20; } .state-failing, .state-not-heard-from "
@@ -157,6 +159,9 @@ static long long nice_max(long long m)
 
 static void chart_open(struct buf *out, const char *id, const char *title, const char *desc)
 {
+    buf_printf(out, "<figure id=\"%s-figure\">\n<figcaption>", id);
+    buf_put_xml(out, title);
+    buf_puts(out, "</figcaption>\n");
     buf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" role=\"img\" "
                "aria-labelledby=\"%s-title %s-desc\" width=\"%.0f\" height=\"%.0f\" "
                "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -185,15 +190,15 @@ static void chart_axes(struct buf *out, long long ymax)
                CH_L, CH_H - CH_B, CH_W - CH_R, CH_H - CH_B);
 }
 
-static void x_label(struct buf *out, double x, int t, int with_date)
+static void x_label(struct buf *out, double x, int t, int with_date, const char *anchor)
 {
     char s[32];
     struct tm tm;
     time_t tt = (time_t)t;
     if (!gmtime_r(&tt, &tm) || strftime(s, sizeof s, with_date ? "%m-%d %H:%M" : "%H:%M", &tm) == 0)
         snprintf(s, sizeof s, "?");
-    buf_printf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", x,
-               CH_H - CH_B + 16, s);
+    buf_printf(out, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"%s\">%s</text>\n", x,
+               CH_H - CH_B + 16, anchor, s);
 }
 
 /*
@@ -229,9 +234,9 @@ static void bar_chart(struct buf *out, const char *id, const char *title, const 
                        CH_T + ph - h2, bw / 2, h2, C_ERR);
         }
         if (i % (n / 6 > 0 ? n / 6 : 1) == 0)
-            x_label(out, x + bw / 2, t0 + i * step, 0);
+            x_label(out, x + bw / 2, t0 + i * step, 0, "middle");
     }
-    buf_puts(out, "</svg>\n");
+    buf_puts(out, "</svg>\n</figure>\n");
 }
 
 /* ------------------------------------------------------------ status page */
@@ -247,7 +252,7 @@ static void daemons_table(struct buf *out, const struct sr_status *s)
     }
     buf_puts(out, "<table id=\"daemon-table\">\n<caption>Each daemon on each host</caption>\n"
                   "<thead><tr><th scope=\"col\">Daemon</th><th scope=\"col\">Host</th>"
-                  "<th scope=\"col\">Share (--mod)</th><th scope=\"col\">State</th>"
+                  "<th scope=\"col\">Share</th><th scope=\"col\">State</th>"
                   "<th scope=\"col\">Last pass</th><th scope=\"col\">Lag</th>"
                   "<th scope=\"col\">Items in last pass</th><th scope=\"col\">Passes</th>"
                   "<th scope=\"col\">Last failure</th></tr></thead>\n<tbody>\n");
@@ -463,9 +468,12 @@ static void completion_chart(struct buf *out, const struct sr_batch_page *p)
                "stroke-width=\"2\" points=\"%.1f,%.1f", C_DONE, CH_L, CH_T + ph);
     cum = 0;
     for (i = 0; i < p->ndone_hours; i++) {
-        double x = CH_L + pw * (double)(p->done_hours[i].hour + 3600 - t0) / span;
+        /* a step: flat until the hour starts, up by the hour's jobs at its end */
+        double xa = CH_L + pw * (double)(p->done_hours[i].hour - t0) / span;
+        double xb = CH_L + pw * (double)(p->done_hours[i].hour + 3600 - t0) / span;
+        buf_printf(out, " %.1f,%.1f", xa, CH_T + ph - ph * (double)cum / (double)ymax);
         cum += p->done_hours[i].n;
-        buf_printf(out, " %.1f,%.1f", x, CH_T + ph - ph * (double)cum / (double)ymax);
+        buf_printf(out, " %.1f,%.1f", xb, CH_T + ph - ph * (double)cum / (double)ymax);
     }
     buf_printf(out, " %.1f,%.1f\"/>\n", CH_L + pw, CH_T + ph - ph * (double)cum / (double)ymax);
     buf_printf(out, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#37474f\" "
@@ -473,9 +481,9 @@ static void completion_chart(struct buf *out, const struct sr_batch_page *p)
                CH_T + ph - ph * (double)b->njobs / (double)ymax, CH_W - CH_R,
                CH_T + ph - ph * (double)b->njobs / (double)ymax, CH_L + 4,
                CH_T + ph - ph * (double)b->njobs / (double)ymax - 4, b->njobs);
-    x_label(out, CH_L, t0, 1);
-    x_label(out, CH_L + pw, t1, 1);
-    buf_puts(out, "</svg>\n");
+    x_label(out, CH_L, t0, 1, "start");
+    x_label(out, CH_L + pw, t1, 1, "end");
+    buf_puts(out, "</svg>\n</figure>\n");
 }
 
 void sr_batch_html(struct buf *out, const struct sr_batch_page *p)

@@ -82,6 +82,9 @@ static void check_accessible(xmlDocPtr doc, const char *what)
     TAP_EQ_INT(xp_count(doc, "//s:svg[not(s:title) or string-length(s:title) = 0]"), 0,
                "%s: every svg has a title", what);
     TAP_EQ_INT(xp_count(doc, "//h:script"), 0, "%s: no script", what);
+    TAP_EQ_INT(xp_count(doc, "//h:figure[not(h:figcaption) or not(s:svg)]"), 0,
+               "%s: every chart in a figure with a visible caption", what);
+    TAP_CHECK(xp_count(doc, "//h:figure") >= 1, "%s: has a chart figure", what);
     TAP_EQ_INT(xp_count(doc, "//h:img[not(@alt)]"), 0, "%s: images have alt text", what);
 }
 
