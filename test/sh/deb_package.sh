@@ -74,6 +74,8 @@ check "the package has the schema" test -n "$(find "$R" -path '*/schema/upgrade/
 check "the package has man pages" test -n "$(find "$R" -path '*/man/man8/*' -name 'locsched-scheduler.8*')"
 check "the package has the config reference page" test -n "$(find "$R" -path '*/man/man5/*' -name 'locsched.conf.5*')"
 check "the package has systemd units" test -n "$(find "$R" -name '*.service')"
+check "the package has status_pages and its timer" \
+    test -x "$lib/status_pages" -a -n "$(find "$R" -name 'locsched-status-pages.timer')"
 check "the package has the Apache snippet" has etc/apache2/conf-available/locsched.conf
 
 # ---- make_project and db_upgrade from the installed files
@@ -112,4 +114,9 @@ check "the reply carries the account's name" grep -q "<user_name>deb test</user_
     "$T/reply.xml"
 check "the host is in the scratch database" \
     eq "$(sql -e "SELECT COUNT(*) FROM \`$SCRATCH_DB\`.host")" 1
+
+# ---- the installed status_pages writes the pages of the scratch project
+sp() { "$lib/status_pages" --config "$P/locsched.conf" --one-pass >"$T/out" 2>&1; }
+check "the installed status_pages writes the status page" sp
+check "into the project's html/status" grep -q "<h1>Server status of" "$P/html/status/index.html"
 tap_done
