@@ -267,7 +267,11 @@ static void expect_clean(const char *when)
  * absolute folders (those of the sandbox project, a log folder here) and
  * a work cushion of 3; without positions in the cursor, whose first member
  * would take a stretch of the whole cursor and have it all generated: the
- * damage below needs a cursor with jobs not generated yet. */
+ * damage below needs a cursor with jobs not generated yet; and without
+ * resending lost results: host A2's second request does not list the jobs
+ * of its first, which were then resent, or marked lost when a loaded
+ * machine had let too much of their one-hour deadline pass (the state
+ * below needs them in progress). */
 static void write_config(const char *src)
 {
     struct config cfg;
@@ -275,7 +279,7 @@ static void write_config(const char *src)
     FILE *in, *out;
     static const char *const drop[] = { "db_name", "key_dir", "log_dir", "download_dir",
                                         "upload_dir", "record_dir", "work_cushion",
-                                        "log_level" };
+                                        "log_level", "resend_lost_results" };
 
     if (config_load(&cfg, src, err, sizeof err) < 0)
         bail("sandbox config", err);
@@ -299,7 +303,7 @@ static void write_config(const char *src)
     fprintf(out,
             "\ndb_name = " SCRATCH_DB "\nkey_dir = %s\nlog_dir = %s/invcheck-log\n"
             "download_dir = %s\nupload_dir = %s\nrecord_dir = %s\nwork_cushion = 3\n"
-            "locality_positions = 0\nlog_level = 1\n",
+            "locality_positions = 0\nlog_level = 1\nresend_lost_results = 0\n",
             cfg.key_dir, work_dir, cfg.download_dir, cfg.upload_dir, cfg.record_dir);
     fclose(in);
     if (fclose(out) != 0)
