@@ -23,15 +23,24 @@ struct auth_ctx {
     struct db_host_row *host;
     struct db_hav_row *havs;
     int max_havs, *nhavs;
+    struct db_reported_set *rep;
+    int kind;
     struct db_user_row u;
     struct db_host_row h;
     struct db_hav_row hv;
-    char hv_null;
+    struct db_reported_row rr;
+    long accounts;
 };
 
 static int auth_row(void *vctx)
 {
     struct auth_ctx *x = vctx;
+    if (x->kind == 1) {              /* a reported result, by name */
+        if (x->rep && x->rep->n < x->rep->max)
+            x->rep->rows[x->rep->n++] = x->rr;
+        return 0;
+    }
+    x->accounts++;
     *x->user = x->u;
     *x->host = x->h;
     if (x->hv.app_version_id > 0 && *x->nhavs < x->max_havs)
@@ -50,24 +59,29 @@ static void names_json(struct jbuf *b, const char *const *names, int n)
 }
 
 /*
- * One statement: the account, the host, its runtime corrections and the
- * census of its results in progress against what the client holds.  The
- * census is one derived table, computed once whatever the number of
- * host_app_version rows; it reads each result in progress and its
- * workunit by primary key.  A result in progress is in order when the
- * client lists it and its workunit is still needed (no canonical result,
- * no error), or when the client reports it without listing it; any other
- * one (lost, or to be aborted) is odd.  So when no result is odd and every
- * listed name matched one, the lost-job check has nothing to do and its
- * read is skipped (lost_jobs.c).
+ * One statement: the account, the host, its runtime corrections, the
+ * census of its results in progress against what the client holds, and
+ * the results the client reports.  The first part gives one row per
+ * host_app_version row (kind 0); the census is one derived table,
+ * computed once whatever the number of those, that reads each result in
+ * progress and its workunit by primary key.  A result in progress is in
+ * order when the client lists it and its workunit is still needed (no
+ * canonical result, no error), or when the client reports it without
+ * listing it; any other one (lost, or to be aborted) is odd.  So when no
+ * result is odd and every listed name matched one, the lost-job check has
+ * nothing to do and its read is skipped (lost_jobs.c).  The second part
+ * (kind 1) reads the reported results by name, whoever's they are: the
+ * caller, once it knows the host, counts only its own.  The filler
+ * columns of each part keep the types of the other's.
  */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
                   const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
-                  struct db_hav_row *havs, int max_havs, int *nhavs)
+                  struct db_hav_row *havs, int max_havs, int *nhavs,
+                  struct db_reported_set *rep)
 {
     static const char sql[] =
-        "SELECT u.id, u.authenticator, u.name, u.create_time, u.total_credit, "
+        "SELECT 0, u.id, u.authenticator, u.name, u.create_time, u.total_credit, "
         "u.expavg_credit, u.expavg_time, "
         "IFNULL(h.id,0), IFNULL(h.rpc_seqno,0), IFNULL(h.create_time,0), "
         "IFNULL(h.expavg_credit,0), IFNULL(h.expavg_time,0), IFNULL(h.total_credit,0), "
@@ -75,7 +89,8 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "IFNULL(h.rpc_gap_n,0), IFNULL(h.avg_turnaround,0), IFNULL(h.turnaround_n,0), "
         "IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
-        "IFNULL(ip.n,0), IFNULL(ip.odd,0), IFNULL(ip.listed,0) "
+        "IFNULL(ip.n,0), IFNULL(ip.odd,0), IFNULL(ip.listed,0), "
+        "0, '', 0, 0, 0, 0, 0e0, 0e0, 0 "
         "FROM user u "
         "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
         "LEFT JOIN host_app_version v ON v.host_id = h.id "
@@ -87,10 +102,18 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "        FROM result x FORCE INDEX (ind_res_host_state) "
         "        JOIN workunit w ON w.id = x.workunitid "
         "        WHERE x.hostid = ? AND x.server_state = 4) k) ip ON h.id IS NOT NULL "
-        "WHERE u.auth_hash = ?";
+        "WHERE u.auth_hash = ? "
+        "UNION ALL "
+        "SELECT 1, 0, '', '', 0, 0e0, 0e0, 0e0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0e0, 0e0, 0, 0e0, 0, "
+        "0, 0, 0, 0e0, 0, 0, 0, "
+        "r.id, r.name, r.hostid, r.server_state, r.outcome, r.app_version_id, "
+        "r.flops_estimate, w.rsc_fpops_est, r.sent_time "
+        "FROM JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j "
+        "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid";
     struct auth_ctx x;
     struct jbuf bl = { 0 }, br = { 0 };
-    long n;
+    const char *rj;
+    size_t rl;
     int r;
 
     names_json(&bl, held ? held->listed : NULL, held ? held->nlisted : 0);
@@ -107,12 +130,21 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
     x.havs = havs;
     x.max_havs = max_havs;
     x.nhavs = nhavs;
+    x.rep = rep;
     *nhavs = 0;
+    if (rep)
+        rep->n = 0;
+    rj = rep ? br.p : "[]";
+    rl = rep ? br.len : 2;
     {
+        /* the census lists what the client holds; the second part reads
+         * the reported names, which the client need not list */
         struct db_val params[] = { DBV_INT(hostid), DBV_STRN(bl.p, bl.len),
                                    DBV_STRN(br.p, br.len), DBV_INT(hostid),
-                                   DBV_BIN(auth_hash, 32) };
+                                   DBV_BIN(auth_hash, 32),
+                                   DBV_STRN(rj, rl) };
         struct db_val cols[] = {
+            DBV_INT(x.kind),
             DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
             DBV_INT(x.u.create_time), DBV_DBL(x.u.total_credit), DBV_DBL(x.u.expavg_credit),
             DBV_DBL(x.u.expavg_time),
@@ -123,15 +155,18 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
             DBV_INT(x.h.n_in_progress), DBV_INT(x.h.n_ip_odd), DBV_INT(x.h.n_ip_listed),
+            DBV_INT(x.rr.id), DBV_BUF(x.rr.name), DBV_INT(x.rr.hostid),
+            DBV_INT(x.rr.server_state), DBV_INT(x.rr.outcome), DBV_INT(x.rr.app_version_id),
+            DBV_DBL(x.rr.flops_estimate), DBV_DBL(x.rr.rsc_fpops_est), DBV_INT(x.rr.sent_time),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 5, cols, 26, auth_row, &x, &n,
+        r = db_query(c, SLOT_AUTH, sql, params, 6, cols, 36, auth_row, &x, NULL,
                      "look up account and host");
     }
     free(bl.p);
     free(br.p);
     if (r != DB_OK)
         return r;
-    return n ? DB_OK : DB_NOTFOUND;
+    return x.accounts ? DB_OK : DB_NOTFOUND;
 }
 
 int db_host_insert(struct db_conn *c, int userid, int now, int *hostid)
@@ -148,20 +183,40 @@ int db_host_insert(struct db_conn *c, int userid, int now, int *hostid)
     return r;
 }
 
+/* The host's columns, written by both forms of the host update. */
+#define HOST_UPDATE_SET \
+    "h.rpc_seqno=?, h.rpc_time=?, h.timezone=?, h.domain_name=?, h.last_ip_addr=?, " \
+    "h.host_cpid=?, h.p_ncpus=?, h.p_vendor=?, h.p_model=?, h.p_fpops=?, h.p_iops=?, " \
+    "h.p_membw=?, h.os_name=?, h.os_version=?, h.m_nbytes=?, h.m_cache=?, h.m_swap=?, " \
+    "h.d_total=?, h.d_free=?, h.d_boinc_used_total=?, h.d_boinc_used_project=?, " \
+    "h.on_frac=?, h.connected_frac=?, h.active_frac=?, h.gpu_active_frac=?, " \
+    "h.n_usable_coprocs=?, h.gpu_nvidia_count=?, h.gpu_nvidia_peak_flops=?, " \
+    "h.gpu_ati_count=?, h.gpu_ati_peak_flops=?, h.gpu_intel_count=?, " \
+    "h.gpu_intel_peak_flops=?, h.coprocs=?, h.duration_correction_factor=?, " \
+    "h.core_client_version=?, h.rpc_gap_avg=?, h.rpc_gap_dev=?, h.rpc_gap_n=?, " \
+    "h.avg_turnaround=?, h.turnaround_n=?, h.lost_time=0"
+
+/*
+ * Without changed corrections, a single-table UPDATE.  With them, the
+ * same statement joins the host's host_app_version rows to the changes
+ * (a JSON array of [app_version_id, et_n, correction]) and writes both
+ * tables: one statement instead of two in a request that reports
+ * results.  The LEFT JOIN keeps the host row when no change matches.
+ */
 int db_host_update(struct db_conn *c, const struct db_host_update *h)
 {
-    static const char sql[] =
-        "UPDATE host SET rpc_seqno=?, rpc_time=?, timezone=?, domain_name=?, last_ip_addr=?, "
-        "host_cpid=?, p_ncpus=?, p_vendor=?, p_model=?, p_fpops=?, p_iops=?, p_membw=?, "
-        "os_name=?, os_version=?, m_nbytes=?, m_cache=?, m_swap=?, d_total=?, d_free=?, "
-        "d_boinc_used_total=?, d_boinc_used_project=?, on_frac=?, connected_frac=?, "
-        "active_frac=?, gpu_active_frac=?, n_usable_coprocs=?, gpu_nvidia_count=?, "
-        "gpu_nvidia_peak_flops=?, gpu_ati_count=?, gpu_ati_peak_flops=?, gpu_intel_count=?, "
-        "gpu_intel_peak_flops=?, coprocs=?, duration_correction_factor=?, "
-        "core_client_version=?, rpc_gap_avg=?, rpc_gap_dev=?, rpc_gap_n=?, avg_turnaround=?, "
-        "turnaround_n=?, lost_time=0 WHERE id=?";
+    static const char sql[] = "UPDATE host h SET " HOST_UPDATE_SET " WHERE h.id=?";
+    static const char sql_hav[] =
+        "UPDATE host h "
+        "LEFT JOIN (JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  av INT PATH '$[0]', n INT PATH '$[1]', cf DOUBLE PATH '$[2]')) j "
+        "  JOIN host_app_version v ON v.app_version_id = j.av) ON v.host_id = h.id "
+        "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf WHERE h.id=?";
     struct db_host_update v = *h;
+    struct jbuf b = { 0 };
+    int k, r;
     struct db_val params[] = {
+        DBV_STRN("[]", 2),             /* the corrections (sql_hav only) */
         DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
         DBV_STR(v.domain_name), DBV_STR(v.last_ip_addr), DBV_STR(v.host_cpid),
         DBV_INT(v.p_ncpus), DBV_STR(v.p_vendor), DBV_STR(v.p_model),
@@ -189,18 +244,36 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         if (!*strs[i])
             *strs[i] = "";
     /* the DBV_STR entries captured the pointers before the "" fix-up */
-    params[3].p = (void *)v.domain_name;
-    params[4].p = (void *)v.last_ip_addr;
-    params[5].p = (void *)v.host_cpid;
-    params[7].p = (void *)v.p_vendor;
-    params[8].p = (void *)v.p_model;
-    params[12].p = (void *)v.os_name;
-    params[13].p = (void *)v.os_version;
-    params[32].p = (void *)v.coprocs;
-    params[34].p = (void *)v.core_client_version;
+    params[4].p = (void *)v.domain_name;
+    params[5].p = (void *)v.last_ip_addr;
+    params[6].p = (void *)v.host_cpid;
+    params[8].p = (void *)v.p_vendor;
+    params[9].p = (void *)v.p_model;
+    params[13].p = (void *)v.os_name;
+    params[14].p = (void *)v.os_version;
+    params[33].p = (void *)v.coprocs;
+    params[35].p = (void *)v.core_client_version;
     snprintf(what, sizeof what, "update [host#%d]", h->id);
-    return db_exec(c, SLOT_HOST_UPDATE, sql, params, (int)(sizeof params / sizeof params[0]),
-                   NULL, what);
+    if (h->nhavs <= 0)
+        return db_exec(c, SLOT_HOST_UPDATE, sql, params + 1,
+                       (int)(sizeof params / sizeof params[0]) - 1, NULL, what);
+    jb_open(&b);
+    for (k = 0; k < h->nhavs; k++) {
+        jb_open(&b);
+        jb_int(&b, h->havs[k].app_version_id);
+        jb_int(&b, h->havs[k].et_n);
+        jb_num(&b, h->havs[k].correction);
+        jb_close(&b);
+    }
+    jb_close(&b);
+    if (jb_failed(c, &b, what))
+        return DB_ERR;
+    params[0].p = b.p;
+    params[0].len = b.len;
+    r = db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, params,
+                (int)(sizeof params / sizeof params[0]), NULL, what);
+    free(b.p);
+    return r;
 }
 
 /* ---- reported results ---- */

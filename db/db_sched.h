@@ -7,10 +7,11 @@
  *         results in progress against the names the client holds)   1
  *   lost-job check: only when the census finds a result lost or to be
  *         aborted, or a listed name the server does not have      0 (1-2)
- *   reported results: read, update, correction upsert   3
+ *   reported results: update (read by the look-up)       1
+ *   new host_app_version rows (a first report of an app version)  0 (1)
  *   candidates (locked, SKIP LOCKED)           1
  *   claim                                      1
- *   host update                                1
+ *   host update (with changed host_app_version rows)  1
  *   commit                                     1
  */
 #ifndef LOCSCHED_DB_SCHED_H
@@ -80,10 +81,32 @@ struct db_held_names {
     int nreported;
 };
 
+/* A reported result as the database knows it. */
+struct db_reported_row {
+    int id;
+    char name[DB_NAME_MAX];
+    int hostid;
+    int server_state;
+    int outcome;
+    int app_version_id;
+    double flops_estimate;
+    double rsc_fpops_est;
+    int sent_time;
+};
+
+/* Where the look-up puts the rows of held->reported that exist (of any
+ * host: the caller keeps its own). */
+struct db_reported_set {
+    struct db_reported_row *rows;
+    int max, n;
+};
+
+/* rep may be NULL: the reported results are then not read. */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
                   const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
-                  struct db_hav_row *havs, int max_havs, int *nhavs);
+                  struct db_hav_row *havs, int max_havs, int *nhavs,
+                  struct db_reported_set *rep);
 
 /* Create a host for userid; *hostid gets its id. */
 int db_host_insert(struct db_conn *c, int userid, int now, int *hostid);
@@ -107,23 +130,14 @@ struct db_host_update {
     double duration_correction_factor;
     double rpc_gap_avg, rpc_gap_dev, avg_turnaround;   /* written as given */
     int rpc_gap_n, turnaround_n;
+    /* host_app_version rows that exist (read by the look-up) and changed:
+     * written by the same statement */
+    const struct db_hav_row *havs;
+    int nhavs;
 };
-/* Write the host row at the end of a request; lost_time becomes 0 (the
- * host is back). */
+/* Write the host row at the end of a request, with its changed
+ * host_app_version rows; lost_time becomes 0 (the host is back). */
 int db_host_update(struct db_conn *c, const struct db_host_update *h);
-
-/* A reported result as the database knows it. */
-struct db_reported_row {
-    int id;
-    char name[DB_NAME_MAX];
-    int hostid;
-    int server_state;
-    int outcome;
-    int app_version_id;
-    double flops_estimate;
-    double rsc_fpops_est;
-    int sent_time;
-};
 
 /* Read the results named in names[0..n) (one statement).  row(ctx, r) is
  * called for each one found. */
@@ -149,7 +163,8 @@ struct db_report_update {
 int db_report_update(struct db_conn *c, int hostid, int now, const struct db_report_update *u,
                      int n);
 
-/* Upsert host_app_version corrections (one statement). */
+/* Upsert host_app_version corrections (one statement): for rows the
+ * look-up did not find (the host's first report of an app version). */
 int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int n);
 
 /* An unsent result with what the scheduler needs of its workunit. */

@@ -10,6 +10,7 @@ enum db_slot {
     SLOT_AUTH = 0,
     SLOT_HOST_INSERT,
     SLOT_HOST_UPDATE,
+    SLOT_HOST_UPDATE_HAV,         /* the host update with its corrections */
     SLOT_REPORTED_READ,
     SLOT_REPORT_UPDATE,
     SLOT_HAV_UPSERT,

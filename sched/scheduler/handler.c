@@ -453,22 +453,38 @@ static int auth_and_census(struct db_conn *c, struct request_state *rs)
     struct db_held_names held = { NULL, 0, NULL, 0 };
     const char **names = NULL;
     int i, r;
+    /* an old client lists nothing: the census then means nothing (the
+     * lost-job check does not run), but the reported results are read */
+    int nlisted = req->have_other_results ? req->nother_results : 0;
 
-    if (req->have_other_results && req->nother_results + req->nresults > 0) {
-        names = malloc(sizeof *names * (size_t)(req->nother_results + req->nresults));
+    if (nlisted + req->nresults > 0) {
+        names = malloc(sizeof *names * (size_t)(nlisted + req->nresults));
         if (!names)
             return DB_ERR;
-        for (i = 0; i < req->nother_results; i++)
+        for (i = 0; i < nlisted; i++)
             names[i] = req->other_results[i].name;
         for (i = 0; i < req->nresults; i++)
-            names[req->nother_results + i] = req->results[i].name;
+            names[nlisted + i] = req->results[i].name;
         held.listed = names;
-        held.nlisted = req->nother_results;
-        held.reported = names + req->nother_results;
+        held.nlisted = nlisted;
+        held.reported = names + nlisted;
         held.nreported = req->nresults;
     }
-    r = db_sched_auth(c, rs->auth_hash, (int)req->hostid, &held, &rs->user, &rs->host,
-                      rs->havs, DB_MAX_HAV, &rs->nhavs);
+    rs->nreported_rows = 0;
+    if (req->nresults > 0 && !rs->reported) {
+        rs->reported = malloc(sizeof *rs->reported * (size_t)req->nresults);
+        if (!rs->reported) {
+            free(names);
+            return DB_ERR;
+        }
+    }
+    {
+        struct db_reported_set rep = { rs->reported, req->nresults, 0 };
+        r = db_sched_auth(c, rs->auth_hash, (int)req->hostid, &held, &rs->user, &rs->host,
+                          rs->havs, DB_MAX_HAV, &rs->nhavs, req->nresults > 0 ? &rep : NULL);
+        rs->nreported_rows = rep.n;
+    }
+    rs->nhavs_db = rs->nhavs;
     free(names);
     return r;
 }
@@ -494,6 +510,7 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->delete_files = NULL;
     rs->ndelete_files = 0;
     rs->naborts = 0;
+    rs->nhavs_changed = 0;
     rs->nresent = 0;
     rs->nlost = 0;
     handler_free_rscs(rs);
@@ -535,7 +552,7 @@ static int tx_body(struct db_conn *c, void *varg)
         if (r != DB_OK)
             return r;
         rs->send_hostid = 1;
-        rs->nhavs = 0;
+        rs->nhavs = rs->nhavs_db = 0;
         memset(&rs->host, 0, sizeof rs->host);
         rs->host.id = rs->hostid;
     }
@@ -598,6 +615,8 @@ static int tx_body(struct db_conn *c, void *varg)
     /* a new host's client resets its rpc_seqno to 0 on getting the id */
     if (rs->send_hostid)
         hu.rpc_seqno = 0;
+    hu.havs = rs->havs_changed;
+    hu.nhavs = rs->nhavs_changed;
     return db_host_update(c, &hu);
 }
 
@@ -744,6 +763,7 @@ replied_unavailable:
     handler_free_rscs(rs);
     free(rs->delete_files);
     free(rs->aborts);
+    free(rs->reported);
     sched_request_free(&rs->req);
     free(rs);
 }

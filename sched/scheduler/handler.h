@@ -89,6 +89,11 @@ struct request_state {
     struct db_host_row host;
     struct db_hav_row havs[DB_MAX_HAV];
     int nhavs;
+    int nhavs_db;                  /* havs[0..nhavs_db) exist in the database */
+    struct db_hav_row havs_changed[DB_MAX_HAV];   /* of those, changed: written with the host */
+    int nhavs_changed;
+    struct db_reported_row *reported;   /* the reported results found by the look-up */
+    int nreported_rows;
     struct host_rhythm rhythm;     /* the host's, with this request's gap and reports */
     int hostid;
     int send_hostid;               /* tell the client its (new) hostid */

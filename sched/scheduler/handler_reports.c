@@ -2,8 +2,11 @@
  * handler_reports.c - the results a host reports in one request: read
  * them (only the host's own results count), write their outcomes, and
  * update the host's runtime corrections per app version and its
- * turnaround (see handler_internal.h).  Three statements at most, inside
- * the request's transaction.
+ * turnaround (see handler_internal.h).  The account look-up read them
+ * (db_sched_auth); here one statement writes their outcomes, and one more
+ * inserts the corrections of app versions the host reports for the first
+ * time (changed ones are written with the host update), inside the
+ * request's transaction.
  */
 #include "handler.h"
 
@@ -100,34 +103,34 @@ int handler_handle_reports(struct sched_ctx *ctx, struct request_state *rs)
 {
     const struct sched_request *req = &rs->req;
     struct report_ctx x;
-    const char **names;
-    struct db_hav_row dirty[DB_MAX_HAV];
-    int i, nd = 0, r;
+    struct db_hav_row added[DB_MAX_HAV];
+    int i, nadded = 0, r;
 
     if (req->nresults == 0)
         return DB_OK;
     memset(&x, 0, sizeof x);
     x.rs = rs;
-    names = malloc(sizeof *names * (size_t)req->nresults);
     x.updates = calloc((size_t)req->nresults, sizeof *x.updates);
-    if (!names || !x.updates) {
-        free(names);
-        free(x.updates);
+    if (!x.updates)
         return DB_ERR;
-    }
-    for (i = 0; i < req->nresults; i++)
-        names[i] = req->results[i].name;
-    r = db_reported_read(ctx->db, names, req->nresults, report_row, &x);
-    if (r == DB_OK)
-        r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
+    /* the look-up read the reported results (db_sched_auth) */
+    for (i = 0; i < rs->nreported_rows; i++)
+        report_row(&x, &rs->reported[i]);
+    r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
     if (r == DB_OK) {
-        for (i = 0; i < rs->nhavs; i++)
-            if (x.hav_dirty[i])
-                dirty[nd++] = rs->havs[i];
-        r = db_hav_upsert(ctx->db, rs->hostid, dirty, nd);
+        /* changed corrections that exist go out with the host update;
+         * new ones (a first report of an app version) are inserted */
+        for (i = 0; i < rs->nhavs; i++) {
+            if (!x.hav_dirty[i])
+                continue;
+            if (i < rs->nhavs_db)
+                rs->havs_changed[rs->nhavs_changed++] = rs->havs[i];
+            else
+                added[nadded++] = rs->havs[i];
+        }
+        r = db_hav_upsert(ctx->db, rs->hostid, added, nadded);
     }
     rs->nreported = x.nupdates;
-    free(names);
     free(x.updates);
     return r;
 }

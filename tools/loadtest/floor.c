@@ -6,9 +6,10 @@
  * Per request it reads the body, parses it with the scheduler's parser
  * (sched_request.h), and in one transaction issues the scheduler's own
  * statements through the same db/ functions and in the same order:
- * account and host lookup, a new host's insert, for reports the read,
- * the update and the runtime-correction upsert, for work the locked
- * candidate read and the claim, the host update, and the commit.  The
+ * account and host lookup (which reads the reported results), a new
+ * host's insert, for reports the update (and the runtime-correction
+ * insert for a host's first report), for work the locked candidate read
+ * and the claim, the host update (with the correction), and the commit.  The
  * jobs claimed are as many as the CPU request covers at the host's speed
  * (no EDF check, no app version choice: the first version of the job's
  * app), at most max_jobs_per_reply.  The reply carries what the load
@@ -49,8 +50,12 @@ struct floor_req {
     int hostid, new_host, auth_failed, wanted, cand_limit;
     struct db_candidate cands[2 * LIM_JOBS_PER_REPLY];
     int ncands, njobs;
+    struct db_reported_row reported[LIM_REPORTED_RESULTS];
+    int nreported_rows;
     int report_ids[LIM_REPORTED_RESULTS];
     int nreport;
+    struct db_hav_row hav_new;
+    int hav_changed;
     int now;
 };
 
@@ -86,8 +91,17 @@ static int floor_tx(struct db_conn *c, void *arg)
     r = app_cache_refresh(&ctx->apps, c, f->now);
     if (r != DB_OK)
         return r;
-    r = db_sched_auth(c, f->auth_hash, (int)q->hostid, NULL, &f->user, &f->host, f->havs,
-                      DB_MAX_HAV, &f->nhavs);
+    {
+        const char *names[LIM_REPORTED_RESULTS];
+        struct db_held_names held = { NULL, 0, names, 0 };
+        struct db_reported_set rep = { f->reported, LIM_REPORTED_RESULTS, 0 };
+        for (i = 0; i < q->nresults && i < LIM_REPORTED_RESULTS; i++)
+            names[i] = q->results[i].name;
+        held.nreported = i;
+        r = db_sched_auth(c, f->auth_hash, (int)q->hostid, &held, &f->user, &f->host, f->havs,
+                          DB_MAX_HAV, &f->nhavs, i > 0 ? &rep : NULL);
+        f->nreported_rows = rep.n;
+    }
     if (r == DB_NOTFOUND || (r == DB_OK && strcmp(f->user.authenticator, q->authenticator))) {
         f->auth_failed = 1;
         return DB_ABORT;
@@ -101,15 +115,12 @@ static int floor_tx(struct db_conn *c, void *arg)
             return r;
         f->new_host = 1;
     }
+    f->hav_changed = 0;
     if (q->nresults > 0) {
-        const char *names[LIM_REPORTED_RESULTS];
         struct db_report_update u[LIM_REPORTED_RESULTS];
         struct db_hav_row hav;
-        for (i = 0; i < q->nresults && i < LIM_REPORTED_RESULTS; i++)
-            names[i] = q->results[i].name;
-        r = db_reported_read(c, names, i, collect_reported, f);
-        if (r != DB_OK)
-            return r;
+        for (i = 0; i < f->nreported_rows; i++)
+            collect_reported(f, &f->reported[i]);
         memset(u, 0, sizeof u);
         for (i = 0; i < f->nreport; i++) {
             u[i].id = f->report_ids[i];
@@ -120,12 +131,21 @@ static int floor_tx(struct db_conn *c, void *arg)
         r = db_report_update(c, f->hostid, f->now, u, f->nreport);
         if (r != DB_OK)
             return r;
+        /* as the scheduler: an existing correction row is written with
+         * the host, a new one inserted */
         hav.app_version_id = ctx->apps.navs ? ctx->apps.avs[0].row.id : 0;
         hav.et_n = f->nreport;
         hav.correction = 1;
-        r = db_hav_upsert(c, f->hostid, &hav, f->nreport > 0 ? 1 : 0);
-        if (r != DB_OK)
-            return r;
+        for (i = 0; i < f->nhavs && f->havs[i].app_version_id != hav.app_version_id; i++)
+            ;
+        if (f->nreport > 0 && i < f->nhavs && !f->new_host) {
+            f->hav_new = hav;
+            f->hav_changed = 1;
+        } else {
+            r = db_hav_upsert(c, f->hostid, &hav, f->nreport > 0 ? 1 : 0);
+            if (r != DB_OK)
+                return r;
+        }
     }
     if (f->wanted > 0 && !q->dont_send_work) {
         struct db_claim claims[LIM_JOBS_PER_REPLY];
@@ -193,6 +213,8 @@ static int floor_tx(struct db_conn *c, void *arg)
     hu.active_frac = q->active_frac;
     hu.gpu_active_frac = q->gpu_active_frac;
     hu.duration_correction_factor = q->duration_correction_factor;
+    hu.havs = &f->hav_new;
+    hu.nhavs = f->hav_changed;
     return db_host_update(c, &hu);
 }
 
