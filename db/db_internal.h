@@ -35,4 +35,33 @@ int db_classify(unsigned errnum);
 /* (Re)connect; closes prepared statements.  Returns DB_OK or DB_UNAVAILABLE. */
 int db_connect(struct db_conn *c);
 
+/* The columns every cursor read returns (struct db_cursor_row), the
+ * host-specific ones last; and the read of a host's own teams (one
+ * parameter: the host id), used alone (db_locality.c) and as a part of
+ * the scheduler's look-up (db_sched.c). */
+#define CURSOR_COLUMNS \
+    "c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, " \
+    "c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, " \
+    "c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, " \
+    "c.next_stretch_job_num, b.target_nresults, "
+/* The bindings of CURSOR_COLUMNS and the host-specific ones, into the
+ * struct db_cursor_row r (20 columns). */
+#define CURSOR_ROW_BINDINGS(r) \
+    DBV_INT((r).id), DBV_INT((r).batch_id), DBV_INT((r).appid), \
+    DBV_INT((r).first_job_num), DBV_INT((r).last_job_num), \
+    DBV_INT((r).first_unfinished_job_num), DBV_INT((r).first_unfinished_file), \
+    DBV_INT((r).last_file_num), DBV_DBL((r).remaining_credit), \
+    DBV_DBL((r).expavg_credit), DBV_DBL((r).max_host_credit), DBV_INT((r).nhosts), \
+    DBV_INT((r).next_stretch), DBV_INT((r).replication), \
+    DBV_INT((r).mine), DBV_DBL((r).my_credit_rate), DBV_INT((r).my_assign_time), \
+    DBV_INT((r).user_in_team), DBV_INT((r).my_stretch_first), DBV_INT((r).my_stretch_last)
+#define MY_TEAMS_COLUMNS \
+    CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time, 0, bh.stretch_first, bh.stretch_last "
+#define MY_TEAMS_FROM \
+    "FROM batch_host bh JOIN locality_cursor c ON c.id = bh.cursor_id " \
+    "JOIN batch b ON b.id = bh.batch_id " \
+    "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id " \
+    "  AND bj.job_num = c.first_unfinished_job_num " \
+    "WHERE bh.host_id = ? AND b.state = 1 AND b.locality <> 0"
+
 #endif

@@ -52,12 +52,6 @@ static int cursor_row(void *vctx)
     return x->row(x->ctx, &x->r);
 }
 
-/* The columns every cursor read returns, host-specific ones last. */
-#define CURSOR_COLUMNS \
-    "c.id, c.batch_id, b.appid, c.first_job_num, c.last_job_num, " \
-    "c.first_unfinished_job_num, COALESCE(bj.first_file_num, -1), c.last_file_num, " \
-    "c.remaining_credit, c.expavg_credit, c.max_host_credit, c.nhosts, " \
-    "c.next_stretch_job_num, b.target_nresults, "
 
 /* Run a cursor read whose SELECT list is CURSOR_COLUMNS and then mine,
  * my_credit_rate, my_assign_time, user_in_team, my_stretch_first,
@@ -71,17 +65,7 @@ static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_
     x.row = row;
     x.ctx = ctx;
     {
-        struct db_val cols[] = {
-            DBV_INT(x.r.id), DBV_INT(x.r.batch_id), DBV_INT(x.r.appid),
-            DBV_INT(x.r.first_job_num), DBV_INT(x.r.last_job_num),
-            DBV_INT(x.r.first_unfinished_job_num), DBV_INT(x.r.first_unfinished_file),
-            DBV_INT(x.r.last_file_num), DBV_DBL(x.r.remaining_credit),
-            DBV_DBL(x.r.expavg_credit), DBV_DBL(x.r.max_host_credit), DBV_INT(x.r.nhosts),
-            DBV_INT(x.r.next_stretch), DBV_INT(x.r.replication),
-            DBV_INT(x.r.mine), DBV_DBL(x.r.my_credit_rate), DBV_INT(x.r.my_assign_time),
-            DBV_INT(x.r.user_in_team), DBV_INT(x.r.my_stretch_first),
-            DBV_INT(x.r.my_stretch_last),
-        };
+        struct db_val cols[] = { CURSOR_ROW_BINDINGS(x.r) };
         return db_query(c, slot, sql, params, nparams, cols, 20, cursor_row, &x, NULL, what);
     }
 }
@@ -127,14 +111,7 @@ int db_locality_all_cursors(struct db_conn *c,
 int db_locality_my_cursors(struct db_conn *c, int hostid,
                            int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
-    static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "1, bh.credit_rate, bh.assign_time, 0, "
-        "  bh.stretch_first, bh.stretch_last "
-        "FROM batch_host bh JOIN locality_cursor c ON c.id = bh.cursor_id "
-        "JOIN batch b ON b.id = bh.batch_id "
-        "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
-        "  AND bj.job_num = c.first_unfinished_job_num "
-        "WHERE bh.host_id = ? AND b.state = 1 AND b.locality <> 0";
+    static const char sql[] = "SELECT " MY_TEAMS_COLUMNS MY_TEAMS_FROM;
     struct db_val params[] = { DBV_INT(hostid) };
     char what[64];
     snprintf(what, sizeof what, "read the teams of [host#%d]", hostid);

@@ -14,6 +14,7 @@
 
 #include "db_internal.h"
 #include "db_json.h"
+#include "db_locality.h"
 #include "db_slots.h"
 
 /* ---- authentication ---- */
@@ -24,11 +25,13 @@ struct auth_ctx {
     struct db_hav_row *havs;
     int max_havs, *nhavs;
     struct db_reported_set *rep;
+    struct db_team_set *teams;
     int kind;
     struct db_user_row u;
     struct db_host_row h;
     struct db_hav_row hv;
     struct db_reported_row rr;
+    struct db_cursor_row cr;
     long accounts;
 };
 
@@ -38,6 +41,11 @@ static int auth_row(void *vctx)
     if (x->kind == 1) {              /* a reported result, by name */
         if (x->rep && x->rep->n < x->rep->max)
             x->rep->rows[x->rep->n++] = x->rr;
+        return 0;
+    }
+    if (x->kind == 2) {              /* a team of the host */
+        if (x->teams && x->teams->n < x->teams->max)
+            x->teams->rows[x->teams->n++] = x->cr;
         return 0;
     }
     x->accounts++;
@@ -71,15 +79,23 @@ static void names_json(struct jbuf *b, const char *const *names, int n)
  * result is odd and every listed name matched one, the lost-job check has
  * nothing to do and its read is skipped (lost_jobs.c).  The second part
  * (kind 1) reads the reported results by name, whoever's they are: the
- * caller, once it knows the host, counts only its own.  The filler
- * columns of each part keep the types of the other's.
+ * caller, once it knows the host, counts only its own.  The third (kind
+ * 2) reads the teams of the host id the client gave, as
+ * db_locality_my_cursors does: the caller uses them only if that id is
+ * the authenticated user's host.  The filler columns of each part keep
+ * the types of the others'.
  */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
                   const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
                   struct db_hav_row *havs, int max_havs, int *nhavs,
-                  struct db_reported_set *rep)
+                  struct db_reported_set *rep, struct db_team_set *teams)
 {
+/* fillers: the columns of the other parts, typed as theirs */
+#define AUTH_FILLER "0, '', '', 0, 0e0, 0e0, 0e0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0e0, 0e0, 0, " \
+                    "0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, "
+#define REPORTED_FILLER "0, '', 0, 0, 0, 0, 0e0, 0e0, 0, "
+#define TEAM_FILLER "0, 0, 0, 0, 0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, 0"
     static const char sql[] =
         "SELECT 0, u.id, u.authenticator, u.name, u.create_time, u.total_credit, "
         "u.expavg_credit, u.expavg_time, "
@@ -90,7 +106,7 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
         "IFNULL(ip.n,0), IFNULL(ip.odd,0), IFNULL(ip.listed,0), "
-        "0, '', 0, 0, 0, 0, 0e0, 0e0, 0 "
+        REPORTED_FILLER TEAM_FILLER " "
         "FROM user u "
         "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
         "LEFT JOIN host_app_version v ON v.host_id = h.id "
@@ -104,17 +120,18 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "        WHERE x.hostid = ? AND x.server_state = 4) k) ip ON h.id IS NOT NULL "
         "WHERE u.auth_hash = ? "
         "UNION ALL "
-        "SELECT 1, 0, '', '', 0, 0e0, 0e0, 0e0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0e0, 0e0, 0, 0e0, 0, "
-        "0, 0, 0, 0e0, 0, 0, 0, "
+        "SELECT 1, " AUTH_FILLER
         "r.id, r.name, r.hostid, r.server_state, r.outcome, r.app_version_id, "
-        "r.flops_estimate, w.rsc_fpops_est, r.sent_time "
+        "r.flops_estimate, w.rsc_fpops_est, r.sent_time, " TEAM_FILLER " "
         "FROM JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j "
-        "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid";
+        "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid "
+        "UNION ALL "
+        "SELECT 2, " AUTH_FILLER REPORTED_FILLER MY_TEAMS_COLUMNS MY_TEAMS_FROM;
     struct auth_ctx x;
     struct jbuf bl = { 0 }, br = { 0 };
     const char *rj;
     size_t rl;
-    int r;
+    int r, team_host;
 
     names_json(&bl, held ? held->listed : NULL, held ? held->nlisted : 0);
     names_json(&br, held ? held->reported : NULL, held ? held->nreported : 0);
@@ -131,18 +148,22 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
     x.max_havs = max_havs;
     x.nhavs = nhavs;
     x.rep = rep;
+    x.teams = teams;
     *nhavs = 0;
     if (rep)
         rep->n = 0;
+    if (teams)
+        teams->n = 0;
     rj = rep ? br.p : "[]";
     rl = rep ? br.len : 2;
+    team_host = teams ? hostid : 0;     /* no host has id 0: no team read */
     {
         /* the census lists what the client holds; the second part reads
          * the reported names, which the client need not list */
         struct db_val params[] = { DBV_INT(hostid), DBV_STRN(bl.p, bl.len),
                                    DBV_STRN(br.p, br.len), DBV_INT(hostid),
                                    DBV_BIN(auth_hash, 32),
-                                   DBV_STRN(rj, rl) };
+                                   DBV_STRN(rj, rl), DBV_INT(team_host) };
         struct db_val cols[] = {
             DBV_INT(x.kind),
             DBV_INT(x.u.id), DBV_BUF(x.u.authenticator), DBV_BUF(x.u.name),
@@ -158,8 +179,9 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.rr.id), DBV_BUF(x.rr.name), DBV_INT(x.rr.hostid),
             DBV_INT(x.rr.server_state), DBV_INT(x.rr.outcome), DBV_INT(x.rr.app_version_id),
             DBV_DBL(x.rr.flops_estimate), DBV_DBL(x.rr.rsc_fpops_est), DBV_INT(x.rr.sent_time),
+            CURSOR_ROW_BINDINGS(x.cr),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 6, cols, 36, auth_row, &x, NULL,
+        r = db_query(c, SLOT_AUTH, sql, params, 7, cols, 56, auth_row, &x, NULL,
                      "look up account and host");
     }
     free(bl.p);

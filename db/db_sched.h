@@ -101,12 +101,22 @@ struct db_reported_set {
     int max, n;
 };
 
-/* rep may be NULL: the reported results are then not read. */
+/* Where the look-up puts the teams of the host (db_locality_my_cursors's
+ * rows), read for the host id given whoever's it is: the caller uses them
+ * only when host->id is that id. */
+struct db_cursor_row;
+struct db_team_set {
+    struct db_cursor_row *rows;
+    int max, n;
+};
+
+/* rep may be NULL: the reported results are then not read; teams may be
+ * NULL: the teams are then not read. */
 int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int hostid,
                   const struct db_held_names *held,
                   struct db_user_row *user, struct db_host_row *host,
                   struct db_hav_row *havs, int max_havs, int *nhavs,
-                  struct db_reported_set *rep);
+                  struct db_reported_set *rep, struct db_team_set *teams);
 
 /* Create a host for userid; *hostid gets its id. */
 int db_host_insert(struct db_conn *c, int userid, int now, int *hostid);

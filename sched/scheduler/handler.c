@@ -447,7 +447,7 @@ struct tx_arg {
 
 /* The account look-up, with the census of the host's results in
  * progress against the names the client holds (lost_jobs.c uses it) */
-static int auth_and_census(struct db_conn *c, struct request_state *rs)
+static int auth_and_census(struct sched_ctx *ctx, struct db_conn *c, struct request_state *rs)
 {
     const struct sched_request *req = &rs->req;
     struct db_held_names held = { NULL, 0, NULL, 0 };
@@ -479,10 +479,17 @@ static int auth_and_census(struct db_conn *c, struct request_state *rs)
         }
     }
     {
+        /* a known host's teams, when there are locality batches */
+        int want_teams = ctx->apps.nactive_locality > 0 && req->hostid > 0;
         struct db_reported_set rep = { rs->reported, req->nresults, 0 };
+        struct db_team_set teams = { rs->teams, LOC_MAX_BATCHES, 0 };
         r = db_sched_auth(c, rs->auth_hash, (int)req->hostid, &held, &rs->user, &rs->host,
-                          rs->havs, DB_MAX_HAV, &rs->nhavs, req->nresults > 0 ? &rep : NULL);
+                          rs->havs, DB_MAX_HAV, &rs->nhavs, req->nresults > 0 ? &rep : NULL,
+                          want_teams ? &teams : NULL);
         rs->nreported_rows = rep.n;
+        rs->nteams = teams.n;
+        /* all of them, or the locality source reads them itself */
+        rs->teams_read = want_teams && teams.n < LOC_MAX_BATCHES;
     }
     rs->nhavs_db = rs->nhavs;
     free(names);
@@ -518,7 +525,7 @@ static int tx_body(struct db_conn *c, void *varg)
     r = app_cache_refresh(&ctx->apps, c, rs->now);
     if (r != DB_OK)
         return r;
-    r = auth_and_census(c, rs);
+    r = auth_and_census(ctx, c, rs);
     if (r == DB_NOTFOUND) {
         rs->auth_failed = 1;
         return DB_ABORT;

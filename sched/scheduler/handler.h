@@ -94,6 +94,10 @@ struct request_state {
     int nhavs_changed;
     struct db_reported_row *reported;   /* the reported results found by the look-up */
     int nreported_rows;
+    /* locality: the host's teams, read by the look-up (teams_read) for the
+     * host id the client gave; valid only if that is host.id */
+    struct db_cursor_row teams[LOC_MAX_BATCHES];
+    int nteams, teams_read;
     struct host_rhythm rhythm;     /* the host's, with this request's gap and reports */
     int hostid;
     int send_hostid;               /* tell the client its (new) hostid */

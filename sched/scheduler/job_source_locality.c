@@ -320,8 +320,14 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
             r = DB_ERR;
         if (r == DB_OK)
             r = refresh_cursor_cache(ctx, rs->now);
-        if (r == DB_OK)
+        if (r == DB_OK && rs->teams_read && rs->hostid > 0 && rs->hostid == rs->host.id &&
+            !rs->send_hostid) {
+            /* the look-up read them (db_sched_auth) */
+            for (i = 0; r == DB_OK && i < rs->nteams; i++)
+                r = add_cursor(&cl, &rs->teams[i]);
+        } else if (r == DB_OK) {
             r = db_locality_my_cursors(ctx->db, rs->hostid, add_cursor, &cl);
+        }
         for (i = 0; r == DB_OK && i < ac->ncursors;) {
             int j = i, k, m, needs_fresh = 0;
             struct loc_choice *lc;

@@ -99,7 +99,7 @@ static int floor_tx(struct db_conn *c, void *arg)
             names[i] = q->results[i].name;
         held.nreported = i;
         r = db_sched_auth(c, f->auth_hash, (int)q->hostid, &held, &f->user, &f->host, f->havs,
-                          DB_MAX_HAV, &f->nhavs, i > 0 ? &rep : NULL);
+                          DB_MAX_HAV, &f->nhavs, i > 0 ? &rep : NULL, NULL);
         f->nreported_rows = rep.n;
     }
     if (r == DB_NOTFOUND || (r == DB_OK && strcmp(f->user.authenticator, q->authenticator))) {

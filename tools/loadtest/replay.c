@@ -41,6 +41,7 @@ struct opts {
     const char *db_socket, *db_host, *db_user, *db_password, *db_name;
     int db_port;
     int hosts, concurrency, max_inflight, json, honor_delay, progress, quiet, warmup_all;
+    int warmup_reported;
     int keepalive;
     double rate, duration, warmup, think_ms, timeout;
     long count;
@@ -83,6 +84,7 @@ struct run {
     double t_last;            /* last completion */
     long issued_counted;
     int hosts_known;          /* hosts that have had a successful reply */
+    int hosts_reported;       /* hosts that have had a report acknowledged */
     struct lat_samples lat;
     struct replay_result res;
     /* counters */
@@ -105,7 +107,8 @@ static void usage(FILE *out)
     fprintf(out,
         "usage: replay --url SCHED_URL --requests DIR --auth-file FILE [--hosts N]\n"
         "              [--concurrency C | --rate R [--max-inflight N]] [--duration S]\n"
-        "              [--count N] [--warmup S [--warmup-all]] [--think-ms MS] [--run-seconds X]\n"
+        "              [--count N] [--warmup S [--warmup-all | --warmup-reported]]\n"
+        "              [--think-ms MS] [--run-seconds X]\n"
         "              [--work-secs S] [--honor-delay] [--keepalive] [--timeout S]\n"
         "              [--db-socket S | --db-host H [--db-port P]] [--db-user U]\n"
         "              [--db-password P] [--db-name D]\n"
@@ -125,6 +128,8 @@ static void usage(FILE *out)
         "  --duration S       measured seconds (default 10), after --warmup S (default 0)\n"
         "  --warmup-all       the warm-up also lasts until every host has had a reply\n"
         "                     (its first contact), so that the window holds only known hosts\n"
+        "  --warmup-reported  ... and until every host has had a report acknowledged, so\n"
+        "                     that the window holds no host's first report (the steady state)\n"
         "  --count N          stop after N measured requests\n"
         "  --think-ms MS      closed loop: pause between a reply and the slot's next request\n"
         "  --run-seconds X    simulated run time of a job before it is reported (default 60;\n"
@@ -194,6 +199,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             o->keepalive = 1;
         } else if (strcmp(a, "--warmup-all") == 0) {
             o->warmup_all = 1;
+        } else if (strcmp(a, "--warmup-reported") == 0) {
+            o->warmup_all = o->warmup_reported = 1;
         } else if (strcmp(a, "--progress") == 0) {
             o->progress = 1;
         } else if (strcmp(a, "--quiet") == 0) {
@@ -539,6 +546,10 @@ static int finish_request(struct run *r, struct slot *s, CURLcode rc)
             r->hosts_known++;
         if (rh_apply(h, rp, &r->o->rh, t, &oc) < 0)
             return -1;
+        if (oc.acked > 0 && !h->reported_once) {
+            h->reported_once = 1;
+            r->hosts_reported++;
+        }
         if (oc.no_hostid)
             set_error(r, kinds, RE_PROTOCOL, "a host without id got no <hostid>");
         if (oc.unacked) {
@@ -744,7 +755,8 @@ static int run_loop(struct run *r)
         int left;
 
         if (!r->measuring && t >= r->t_measure &&
-            (!o->warmup_all || r->hosts_known >= o->hosts)) {
+            (!o->warmup_all || r->hosts_known >= o->hosts) &&
+            (!o->warmup_reported || r->hosts_reported >= o->hosts)) {
             snapshot_start(r);
             r->measuring = 1;
             r->t_measure = t;
@@ -805,8 +817,8 @@ static int run_loop(struct run *r)
         }
         if (!r->measuring && o->warmup_all && t >= t_end && !r->res.first_error[RE_PROTOCOL][0])
             snprintf(r->res.first_error[RE_PROTOCOL], sizeof r->res.first_error[RE_PROTOCOL],
-                     "warm-up cut at %.0f s: only %d of %d hosts had a reply", t,
-                     r->hosts_known, o->hosts);
+                     "warm-up cut at %.0f s: only %d of %d hosts had a reply, %d a report "
+                     "acknowledged", t, r->hosts_known, o->hosts, r->hosts_reported);
         if (o->progress && t >= next_progress) {
             fprintf(stderr, "replay: t=%.0fs %s requests %lu (+%lu), in flight %d, failed %lu\n",
                     t, r->measuring ? "measuring" : "warm-up", r->res.c.requests,

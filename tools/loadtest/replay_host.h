@@ -76,6 +76,7 @@ struct rh_host {
     long long seqno;
     int has_key;           /* a reply gave the code-signing key */
     int full_workload;     /* a reply asked for <in_progress_results> */
+    int reported_once;     /* a reply acknowledged one of its reports */
     struct rh_job *jobs;   /* in progress */
     int njobs, capjobs;
     struct rh_job *done;   /* reported, waiting for an acknowledgement */
