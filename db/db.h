@@ -123,6 +123,19 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
              struct db_val *cols, int ncols, int (*row)(void *ctx), void *ctx, long *nrows,
              const char *what);
 
+/*
+ * Execute a query whose columns are not known in advance (an archive of
+ * whole rows): every column is fetched as text (numbers in MariaDB's
+ * text form) and row(ctx, ncols, names, values, lens) is called per row;
+ * values[i] is NULL for SQL NULL, else NUL-terminated with lens[i] bytes
+ * (which may include NUL bytes for binary columns).  row returns 0 to go
+ * on or a negative status to fail.  Columns are capped at 16 MB.
+ */
+typedef int (*db_text_row_fn)(void *ctx, int ncols, const char *const *names,
+                              const char *const *values, const unsigned long *lens);
+int db_query_text(struct db_conn *c, int id, const char *sql, struct db_val *params, int nparams,
+                  db_text_row_fn row, void *ctx, const char *what);
+
 /* Last AUTO_INCREMENT id produced by db_exec on slot id. */
 long long db_insert_id(struct db_conn *c, int id);
 

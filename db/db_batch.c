@@ -196,7 +196,7 @@ int db_batch_abort_jobs(struct db_conn *c, int batch_id, int now, struct db_abor
         "SET r.server_state = 5, r.outcome = 5 "
         "WHERE w.batch = ? AND r.server_state IN (1, 2)";
     static const char sql_wu[] =
-        "UPDATE workunit SET error_mask = error_mask | 16, transition_time = ? "
+        "UPDATE workunit SET error_mask = error_mask | 16, transition_time = ?, assimilate_state = 1 "
         "WHERE batch = ? AND canonical_resultid = 0 AND error_mask = 0";
     static const char sql_inprog[] =
         "SELECT COUNT(*) FROM result r JOIN workunit w ON w.id = r.workunitid "

@@ -385,7 +385,8 @@ int db_tr_wu_decided(struct db_conn *c, int wuid, int canonical_resultid,
 {
     static const char sql[] =
         "UPDATE workunit SET canonical_resultid = ?, canonical_credit = ?, error_mask = ?, "
-        "transition_time = ? WHERE id = ?";
+        "transition_time = ?, assimilate_state = IF(assimilate_state = 0 AND "
+        "(canonical_resultid <> 0 OR error_mask <> 0), 1, assimilate_state) WHERE id = ?";
     struct db_val p[] = { DBV_INT(canonical_resultid), DBV_DBL(canonical_credit),
                           DBV_INT(error_mask), DBV_INT(transition_time), DBV_INT(wuid) };
     char what[64];

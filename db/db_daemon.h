@@ -139,7 +139,8 @@ int db_tr_user_credit_lock(struct db_conn *c, int userid, struct db_credit *cr);
 int db_tr_user_credit_set(struct db_conn *c, int userid, const struct db_credit *cr);
 
 /* Store the decision for a workunit: canonical result and its credit,
- * error mask, and the next transition time. */
+ * error mask, and the next transition time.  A workunit that is now
+ * finished becomes READY for the assimilator (assimilate_state 1). */
 int db_tr_wu_decided(struct db_conn *c, int wuid, int canonical_resultid,
                      double canonical_credit, int error_mask, int transition_time);
 

@@ -134,6 +134,24 @@ enum db_slot {
      * own names inside its range and a _Static_assert that they fit. */
     SLOT_VALIDATE_FIRST = 176,   /* 176..191: validator (db_validate.c) */
     SLOT_ASSIM_FIRST = 192,      /* 192..207: assimilator, file deleter, purge */
+    /* assimilator, file deleter, purge (db_assim.c) */
+    SLOT_AS_LIST = SLOT_ASSIM_FIRST,
+    SLOT_AS_PROMOTE,
+    SLOT_AS_WU_READ,
+    SLOT_AS_WU_DONE,
+    SLOT_AS_RESULTS_READY,
+    SLOT_FD_WUS,
+    SLOT_FD_RESULTS,
+    SLOT_FD_RESULT_SET,
+    SLOT_FD_WU_DONE,
+    SLOT_FD_BATCHES,
+    SLOT_FD_FILES,
+    SLOT_FD_BATCH_DONE,
+    SLOT_PU_WUS,
+    SLOT_PU_WU_ROW,
+    SLOT_PU_RESULT_ROWS,
+    SLOT_PU_DELETE,
+    SLOT_ASSIM_END,           /* must stay <= SLOT_ACCOUNT_FIRST */
     SLOT_ACCOUNT_FIRST = 208,    /* 208..223: web RPCs, accounts */
     SLOT_STATUS_FIRST = 224,     /* 224..239: status and batch pages */
     SLOT_LAST = 255

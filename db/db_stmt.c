@@ -7,6 +7,7 @@
 #include "db_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static enum enum_field_types field_type(enum db_type t)
@@ -189,5 +190,113 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
     mysql_stmt_free_result(st);
     if (nrows)
         *nrows = count;
+    return status;
+}
+
+#define TEXT_COL_MAX (16UL << 20)   /* the largest column db_query_text fetches */
+
+/* Fetch the rows of an executed statement with its result bound to the
+ * buffers in b (text), calling row() per row. */
+static int text_rows(struct db_conn *c, MYSQL_STMT *st, MYSQL_BIND *b, int ncols,
+                     const char *const *names, char **bufs, unsigned long *lens, my_bool *nulls,
+                     db_text_row_fn row, void *ctx, const char *what)
+{
+    const char *vals[64];
+    int r, i, status = DB_OK;
+
+    while ((r = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
+        if (r == 1) {
+            unsigned e = mysql_stmt_errno(st) ? mysql_stmt_errno(st) : 2013;
+            status = db_fail(c, what, e, mysql_stmt_errno(st) ? mysql_stmt_error(st)
+                                                               : "fetch failed");
+            break;
+        }
+        for (i = 0; i < ncols; i++) {
+            if (r == MYSQL_DATA_TRUNCATED && !nulls[i] && lens[i] >= b[i].buffer_length)
+                return db_fail(c, what, 0, "a column is larger than 16 MB");
+            if (nulls[i]) {
+                vals[i] = NULL;
+                lens[i] = 0;
+            } else {
+                bufs[i][lens[i]] = '\0';
+                vals[i] = bufs[i];
+            }
+        }
+        if ((status = row(ctx, ncols, names, vals, lens)) < 0)
+            break;
+        status = DB_OK;
+    }
+    return status;
+}
+
+int db_query_text(struct db_conn *c, int id, const char *sql, struct db_val *params, int nparams,
+                  db_text_row_fn row, void *ctx, const char *what)
+{
+    MYSQL_BIND b[64];
+    MYSQL_RES *meta = NULL;
+    MYSQL_FIELD *f;
+    const char *names[64];
+    char *bufs[64] = { 0 };
+    unsigned long lens[64];
+    my_bool nulls[64];
+    int status = DB_ERR, i, ncols;
+    MYSQL_STMT *st = get_stmt(c, id, sql, what, &status);
+
+    if (!st)
+        return status;
+    ncols = (int)mysql_stmt_field_count(st);
+    if (ncols < 1 || ncols > 64)
+        return db_fail(c, what, 0, "a text query needs 1 to 64 columns");
+    if ((status = bind_params(c, st, params, nparams, what)) != DB_OK)
+        return status;
+    /* the longest value of a column is known after execution only with
+     * STMT_ATTR_UPDATE_MAX_LENGTH and a stored result */
+    {
+        my_bool on = 1;
+        mysql_stmt_attr_set(st, STMT_ATTR_UPDATE_MAX_LENGTH, &on);
+    }
+    c->nstatements++;
+    if (mysql_stmt_execute(st))
+        return db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+    if (mysql_stmt_store_result(st)) {
+        status = db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+        goto out;
+    }
+    meta = mysql_stmt_result_metadata(st);
+    if (!meta) {
+        status = db_fail(c, what, mysql_stmt_errno(st), "no result metadata");
+        goto out;
+    }
+    f = mysql_fetch_fields(meta);
+    memset(b, 0, sizeof(MYSQL_BIND) * (size_t)ncols);
+    for (i = 0; i < ncols; i++) {
+        unsigned long cap = f[i].max_length + 1;
+        if (cap < 32)
+            cap = 32;                     /* numbers as text */
+        if (cap > TEXT_COL_MAX + 1)
+            cap = TEXT_COL_MAX + 1;
+        bufs[i] = malloc(cap + 1);
+        if (!bufs[i]) {
+            status = db_fail(c, what, 0, "out of memory");
+            goto out;
+        }
+        names[i] = f[i].name;
+        b[i].buffer_type = MYSQL_TYPE_STRING;
+        b[i].buffer = bufs[i];
+        b[i].buffer_length = cap;
+        b[i].length = &lens[i];
+        b[i].is_null = &nulls[i];
+    }
+    if (mysql_stmt_bind_result(st, b)) {
+        status = db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+        goto out;
+    }
+    status = text_rows(c, st, b, ncols, names, bufs, lens, nulls, row, ctx, what);
+out:
+    if (meta)
+        mysql_free_result(meta);
+    mysql_stmt_free_result(st);
+    for (i = 0; i < 64; i++)
+        free(bufs[i]);
     return status;
 }

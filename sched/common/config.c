@@ -145,6 +145,24 @@ static const struct cfg_key config_table[] = {
       "in a batch's last stretch, a job goes only to a host expected to finish it within "
       "this times (the batch's projected time left plus the job's time on a fast host); "
       "0: off" },
+
+    { "results_dir", CT_DIR, OFF(results_dir), "results", 0, 0,
+      "the assimilator copies each finished workunit's canonical outputs into "
+      "RESULTS_DIR/BATCH_NAME/ (and error records WU_NAME.error there)" },
+    { "assimilate_command", CT_STR, OFF(assimilate_command), "", 0, 0,
+      "empty: the assimilator copies outputs into results_dir; else a command (words "
+      "split on blanks, no shell) run per finished workunit with WU_NAME BATCH_NAME "
+      "success FILE... or WU_NAME BATCH_NAME error REASON appended; exit 0 means done" },
+    { "assimilate_timeout", CT_INT, OFF(assimilate_timeout), "600", 1, 86400,
+      "seconds assimilate_command may run before it is killed (a failed run)" },
+    { "assimilate_tries", CT_INT, OFF(assimilate_tries), "3", 1, 1000,
+      "failed runs of assimilate_command for one workunit before the assimilator gives "
+      "up on it (writes WU_NAME.error in the batch's results folder, keeps its outputs)" },
+    { "archive_dir", CT_DIR, OFF(archive_dir), "archive", 0, 0,
+      "where db_purge writes its gzip archives of purged rows (one file per day)" },
+    { "purge_min_age_days", CT_DBL, OFF(purge_min_age_days), "7", 0, 36500,
+      "db_purge archives and deletes workunits (and their results) assimilated, with "
+      "their files deleted, at least this many days ago" },
 };
 
 #define NKEYS (sizeof config_table / sizeof config_table[0])

@@ -79,6 +79,14 @@ struct config {
     int tail_min_reports;              /* reports before a host gets backups */
     int tail_candidates;               /* in-progress results considered */
     double finish_line_slack;          /* 0: off; see sched/policy/finish_line.h */
+
+    /* assimilator, file deleter, purge (doc/admin-guide.md "Outputs") */
+    char results_dir[CONFIG_STR_MAX];  /* RESULTS_DIR/BATCH/: assimilated outputs */
+    char assimilate_command[CONFIG_STR_MAX]; /* "": copy outputs into results_dir */
+    int assimilate_timeout;            /* seconds the command may run */
+    int assimilate_tries;              /* failed command runs before giving up */
+    char archive_dir[CONFIG_STR_MAX];  /* where the purge writes its archives */
+    double purge_min_age_days;         /* rows assimilated this long ago are purged */
 };
 
 /* Fill *cfg with the defaults of every key. */

@@ -177,6 +177,33 @@ for ((j = 0; j < NJOBS; j++)); do
 done
 check "each job's output in upload/ fits its own input files" eq "$bad_out" 0
 
+# ---------------------------------------------------------------- assimilation
+# the assimilator copies each canonical output into results/BATCH/WU_0,
+# then the file deleter empties the upload folder of the batch's outputs
+if [ "$LOCALITY" = 1 ]; then
+    "$top_builddir/daemons/assimilator" --config "$LOCSCHED_CONFIG" --one-pass \
+        >"$E2E/assimilator.log" 2>&1 </dev/null
+    check "assimilator --one-pass" eq "$?" 0
+    check "every workunit of the batch is assimilated" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID AND assimilate_state = 2")" "$NJOBS"
+    bad_copy=0
+    while IFS=$'\t' read -r wname rname; do
+        cmp -s "$PROJECT_DIR/upload/${rname}_0" "$PROJECT_DIR/results/$BATCH/${wname}_0" ||
+            bad_copy=$((bad_copy + 1))
+    done < <(sql "SELECT w.name, r.name FROM workunit w JOIN result r ON r.id = w.canonical_resultid
+                  WHERE w.batch = $BATCHID")
+    check "each canonical output is in results/$BATCH/, the same bytes" eq "$bad_copy" 0
+    check "results/$BATCH/ holds one file per job" \
+        eq "$(find "$PROJECT_DIR/results/$BATCH" -type f | wc -l)" "$NJOBS"
+    "$top_builddir/daemons/file_deleter" --config "$LOCSCHED_CONFIG" --one-pass \
+        >"$E2E/file_deleter.log" 2>&1 </dev/null
+    check "file_deleter --one-pass" eq "$?" 0
+    check "the upload folder holds no output of the batch" \
+        eq "$(find "$PROJECT_DIR/upload" -name "${BATCH}_*" | wc -l)" 0
+    check "every result's files are marked deleted" \
+        eq "$(sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND file_delete_state = 2")" "$NJOBS"
+fi
+
 # ---------------------------------------------------------------- client
 STATE=$CLIENT/client_state.xml
 sql "SELECT name FROM result WHERE batch = $BATCHID ORDER BY job_num" >"$W/results"
