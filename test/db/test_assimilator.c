@@ -7,7 +7,8 @@
  * recorded as errors, the administrator's command (success, error, a
  * command that hangs: killed at its time limit, retried, given up with its
  * outputs kept), then the file deleter removing the outputs and, once the
- * batch is retired, its input files.
+ * batch is retired, its input files; db_purge archiving old rows to gzip
+ * files that read back, and deleting them.
  *
  * Workunits are finished by SQL (slots 140..159, the tests' own).
  */
@@ -347,6 +348,68 @@ int main(void)
     TAP_EQ_INT(count_entries(path, 0), 0, "the retired batch's input files are deleted");
     TAP_EQ_INT((int)count_wu(batch, "SELECT file_delete_state FROM batch WHERE id = ?"), 2,
                "batch.file_delete_state DONE");
+
+    /* ---- db_purge: rows assimilated 10 days ago, with their files
+     * deleted, are archived and deleted; job 1 of the command batch
+     * (outputs kept) stays */
+    exec1(148, "UPDATE workunit SET assimilate_time = assimilate_time - 864000 "
+               "WHERE batch >= ?", batch);
+    {
+        char cmd[3000], arch[2400], line[8192];
+        const char *argv_conf = conf_cmd;
+        int wu_lines = 0, res_lines = 0, header = 0, nulls = 0, rc;
+        FILE *p;
+        snprintf(arch, sizeof arch, "%s/archive", dir);
+        snprintf(cmd, sizeof cmd, "%s/tools/db_purge --config %s --min-age-days 1 >%s/purge.out",
+                 getenv("top_builddir") && getenv("top_builddir")[0] ? getenv("top_builddir")
+                                                                     : "..",
+                 argv_conf, dir);
+        {
+            FILE *f = fopen(argv_conf, "a");
+            if (!f)
+                bail("config", strerror(errno));
+            fprintf(f, "archive_dir = %s\n", arch);
+            fclose(f);
+        }
+        rc = system(cmd);
+        TAP_EQ_INT(rc, 0, "db_purge --min-age-days 1");
+        TAP_EQ_INT((int)count_wu(batch, "SELECT COUNT(*) FROM workunit WHERE batch = ?"), 0,
+                   "first batch: its workunits are purged");
+        TAP_EQ_INT((int)count_wu(batch, "SELECT COUNT(*) FROM result WHERE batch = ?"), 0,
+                   "first batch: its results are purged");
+        TAP_EQ_INT((int)count_wu(cbatch, "SELECT COUNT(*) FROM workunit WHERE batch = ?"), 1,
+                   "command batch: only the workunit whose outputs were kept is left");
+        snprintf(cmd, sizeof cmd, "gzip -dc %s/workunit_*.tsv.gz", arch);
+        p = popen(cmd, "r");
+        while (p && fgets(line, sizeof line, p)) {
+            if (strncmp(line, "#id\t", 4) == 0)
+                header++;
+            else if (strstr(line, name) || strstr(line, cname))
+                wu_lines++;
+        }
+        TAP_EQ_INT(p ? pclose(p) : -1, 0, "the workunit archive is valid gzip");
+        TAP_CHECK(header >= 1, "the workunit archive starts with its column names");
+        TAP_EQ_INT(wu_lines, 6, "6 workunit rows archived (4 + 2)");
+        snprintf(cmd, sizeof cmd, "gzip -dc %s/result_*.tsv.gz", arch);
+        p = popen(cmd, "r");
+        while (p && fgets(line, sizeof line, p)) {
+            if (line[0] != '#' && (strstr(line, name) || strstr(line, cname))) {
+                res_lines++;
+                if (strstr(line, "\t\\N\t"))
+                    nulls++;
+            }
+        }
+        TAP_EQ_INT(p ? pclose(p) : -1, 0, "the result archive is valid gzip");
+        TAP_EQ_INT(res_lines, 6, "6 result rows archived");
+        TAP_EQ_INT(nulls, 6, "SQL NULL (userid of results never sent) written as \\N");
+        snprintf(cmd, sizeof cmd, "%s/tools/db_purge --config %s --min-age-days 1 >%s/purge2.out",
+                 getenv("top_builddir") && getenv("top_builddir")[0] ? getenv("top_builddir")
+                                                                     : "..",
+                 argv_conf, dir);
+        TAP_EQ_INT(system(cmd), 0, "db_purge again: nothing left to purge is no error");
+        snprintf(path, sizeof path, "%s/purge2.out", dir);
+        TAP_CHECK(strstr(slurp(path), "deleted 0 workunits") != NULL, "... and it deletes nothing");
+    }
 
     tu_retire_batches_from(&ctx, batch);
     return tap_done();
