@@ -205,6 +205,21 @@ int db_host_insert(struct db_conn *c, int userid, int now, int *hostid)
     return r;
 }
 
+/* Runtime corrections as a JSON array of [app_version_id, et_n, correction]. */
+static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
+{
+    int i;
+    jb_open(b);
+    for (i = 0; i < n; i++) {
+        jb_open(b);
+        jb_int(b, h[i].app_version_id);
+        jb_int(b, h[i].et_n);
+        jb_num(b, h[i].correction);
+        jb_close(b);
+    }
+    jb_close(b);
+}
+
 /* The host's columns, written by both forms of the host update. */
 #define HOST_UPDATE_SET \
     "h.rpc_seqno=?, h.rpc_time=?, h.timezone=?, h.domain_name=?, h.last_ip_addr=?, " \
@@ -236,7 +251,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf WHERE h.id=?";
     struct db_host_update v = *h;
     struct jbuf b = { 0 };
-    int k, r;
+    int r;
     struct db_val params[] = {
         DBV_STRN("[]", 2),             /* the corrections (sql_hav only) */
         DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
@@ -279,15 +294,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
     if (h->nhavs <= 0)
         return db_exec(c, SLOT_HOST_UPDATE, sql, params + 1,
                        (int)(sizeof params / sizeof params[0]) - 1, NULL, what);
-    jb_open(&b);
-    for (k = 0; k < h->nhavs; k++) {
-        jb_open(&b);
-        jb_int(&b, h->havs[k].app_version_id);
-        jb_int(&b, h->havs[k].et_n);
-        jb_num(&b, h->havs[k].correction);
-        jb_close(&b);
-    }
-    jb_close(&b);
+    hav_json(&b, h->havs, h->nhavs);
     if (jb_failed(c, &b, what))
         return DB_ERR;
     params[0].p = b.p;
@@ -417,19 +424,11 @@ int db_hav_upsert(struct db_conn *c, int hostid, const struct db_hav_row *h, int
         "ON DUPLICATE KEY UPDATE et_n = VALUES(et_n), correction = VALUES(correction)";
     struct jbuf b = { 0 };
     char what[64];
-    int i, r;
+    int r;
 
     if (n <= 0)
         return DB_OK;
-    jb_open(&b);
-    for (i = 0; i < n; i++) {
-        jb_open(&b);
-        jb_int(&b, h[i].app_version_id);
-        jb_int(&b, h[i].et_n);
-        jb_num(&b, h[i].correction);
-        jb_close(&b);
-    }
-    jb_close(&b);
+    hav_json(&b, h, n);
     if (jb_failed(c, &b, "store runtime corrections"))
         return DB_ERR;
     snprintf(what, sizeof what, "store runtime corrections of [host#%d]", hostid);

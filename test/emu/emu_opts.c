@@ -66,7 +66,8 @@ static const struct opt opts[] = {
     { "--tr-period", K_DBL, "S", "... transitioner passes" },
     { "--ld-period", K_DBL, "S", "... locality daemon passes" },
     { "--seed", K_U64, "N", "random seed" },
-    { "--verbose", K_FLAG, "", "progress and server logs on standard error" },
+    { "--verbose", K_FLAG, "", "progress and server logs on standard error (twice: with the "
+                               "scheduler's debug lines, e.g. each stretch decision)" },
     { "--out", K_STR, "DIR", "folder for the experiment's table and plot (default .)" },
     { "--points", K_STR, "LIST", "the experiment's x values, comma-separated" },
     { "--name", K_STR, "NAME", "base name of the outputs NAME.dat, NAME.svg (default: the command)" },
@@ -142,7 +143,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--ws1")) { sc->ws2 = 0; return 0; }
     if (IS("--ws2")) { sc->ws2 = 1; return 0; }
     if (IS("--until-done")) { sc->until_done = 1; return 0; }
-    if (IS("--verbose")) { sc->verbose = 1; return 0; }
+    if (IS("--verbose")) { sc->verbose++; return 0; }
     if (IS("--quick")) { cli->quick = 1; return 0; }
     if (IS("--out")) { cli->out_dir = arg; return 0; }
     if (IS("--points")) { cli->points = arg; return 0; }

@@ -120,7 +120,7 @@ int emu_server_open(struct emu_server *s, const char *extra_config, int verbose,
     int i;
 
     memset(s, 0, sizeof *s);
-    log_init("emu", verbose ? LOG_INFO : LOG_ERROR, stderr);
+    log_init("emu", verbose > 1 ? LOG_DEBUG : verbose ? LOG_INFO : LOG_ERROR, stderr);
     bd = getenv("top_builddir");
     if (!bd || !bd[0])
         bd = getenv("LOCSCHED_BUILD_DIR");
