@@ -172,7 +172,7 @@ kill_mariadb() {
     local mp ap newp newap rc=0 name before="" after="" t_kill
     mp=$(mariadb_pid) || { log_fault mariadb_missing - "no mariadbd to kill"; return 0; }
     ap=$(apache_pid)
-    for name in work_generator transitioner locality_daemon; do
+    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
         before="$before $name=$(daemon_pid "$name" || echo none)"
     done
     make_probe_body
@@ -191,7 +191,7 @@ kill_mariadb() {
     restart_pid=""
     newp=$(mariadb_pid) || newp=none
     newap=$(apache_pid) || newap=none
-    for name in work_generator transitioner locality_daemon; do
+    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
         after="$after $name=$(daemon_pid "$name" || echo none)"
     done
     probe

@@ -30,7 +30,7 @@ settle() {
     done
     SETTLE_S=$i
     SETTLE_DUE=$due
-    for name in work_generator transitioner locality_daemon; do
+    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
         if pid=$(daemon_pid "$name"); then
             stop_pid "$pid" "$name"
         else
@@ -38,6 +38,40 @@ settle() {
             DAEMON_GONE="${DAEMON_GONE:-} $name"
         fi
     done
+}
+
+# verify_outputs: the assimilator and the file deleter, killed inside a
+# pass during the load, finish the backlog with one pass each; then every
+# finished workunit is assimilated, its batch's results folder holds
+# exactly one file for it (its output WU_0 or its record WU.error: the
+# replay's hosts upload nothing, so records), no temporary file is left,
+# and every assimilated workunit whose results are over has its files
+# deleted.
+verify_outputs() {
+    local rc=0 b name want got tmp
+    "$build/daemons/assimilator" --config "$CONF" --one-pass >"$out_dir/assimilator-final.log" 2>&1 || rc=$?
+    check "assimilator --one-pass after the load (exit status $rc)" eq "$rc" 0
+    rc=0
+    "$build/daemons/file_deleter" --config "$CONF" --one-pass >"$out_dir/file_deleter-final.log" 2>&1 || rc=$?
+    check "file_deleter --one-pass after the load (exit status $rc)" eq "$rc" 0
+    check "every finished workunit is assimilated" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE assimilate_state <> 2
+                   AND (canonical_resultid <> 0 OR error_mask <> 0)")" 0
+    check "no workunit assimilated before it finished" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE assimilate_state <> 0
+                   AND canonical_resultid = 0 AND error_mask = 0")" 0
+    local bad=""
+    while IFS=$'\t' read -r b name want; do
+        [ -n "$b" ] || continue
+        got=$(find "$PROJECT_DIR/results/$name" -maxdepth 1 -type f ! -name '.*' 2>/dev/null | wc -l)
+        tmp=$(find "$PROJECT_DIR/results/$name" -maxdepth 1 -name '.*' 2>/dev/null | wc -l)
+        [ "$got" = "$want" ] && [ "$tmp" = 0 ] || bad="$bad [batch $name: $want assimilated, $got files, $tmp temporary]"
+    done < <(sql "SELECT b.id, b.name, COUNT(*) FROM workunit w JOIN batch b ON b.id = w.batch
+                  WHERE w.assimilate_state = 2 GROUP BY b.id, b.name")
+    check "one file per assimilated workunit in its batch's results folder, no temporary file left" eq "$bad" ""
+    check "every assimilated workunit with all its results over has its files deleted" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit w WHERE w.assimilate_state = 2 AND w.file_delete_state <> 2
+                   AND NOT EXISTS (SELECT 1 FROM result r WHERE r.workunitid = w.id AND r.server_state <> 5)")" 0
 }
 
 # sched_errors: the scheduler's "request not handled" reasons in Apache's
@@ -101,7 +135,7 @@ verify_all() {
                b = $0; sub(/.*apache_after=/, "", b); sub(/ .*/, "", b); exit !(a != "" && a == b) }' <<<"$db_line"
     check "no daemon died when MariaDB went away" eq "$(count_kind daemon_died_with_db)" 0
     local name
-    for name in work_generator transitioner locality_daemon; do
+    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
         check "$name was killed inside a pass and started again" \
             awk -F'\t' -v k="$name" 'NR > 1 && $3 == k { killed = 1 }
                 NR > 1 && $3 == k "_up" && $4 != "none" && $5 == "restart_status=0" { up = 1 }
@@ -172,6 +206,9 @@ verify_all() {
         sed 's/^/#   /' "$out_dir/check_invariants.txt" "$out_dir/check_invariants.err"
     fi
 
+    # ---- outputs: after the kills, every finished workunit assimilated once
+    verify_outputs
+
     # ---- the hosts' jobs against the database
     sort -u "$out_dir/record" >"$out_dir/received.txt"
     sql "SELECT name, hostid, sent_time, server_state, outcome FROM result WHERE hostid > 0" |
@@ -226,7 +263,8 @@ verify_all() {
         echo "faults injected     scheduler SIGKILL $n_sched ($n_sched_busy serving a request);" \
              "mariadbd SIGKILL $(count_kind mariadb) (down $down s);" \
              "work_generator $(count_kind work_generator), transitioner $(count_kind transitioner)," \
-             "locality_daemon $(count_kind locality_daemon) (each inside a pass)"
+             "locality_daemon $(count_kind locality_daemon), assimilator $(count_kind assimilator)," \
+             "file_deleter $(count_kind file_deleter) (each inside a pass)"
         echo "scheduler processes $min_procs to $max_procs (sampled each second after the first 5 s)"
         echo "probes while down   $probes ($probe_kinds)"
         echo "replies lost        $LOST jobs given to a host whose reply never arrived" \
