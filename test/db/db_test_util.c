@@ -3,6 +3,7 @@
  */
 #include "db_test_util.h"
 
+#include <errno.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -310,4 +311,20 @@ void tu_retire_batches_from(struct sched_ctx *ctx, int first_id)
         db_commit(ctx->db) != DB_OK)
         die("retire test batches", db_error(ctx->db));
     app_cache_invalidate(&ctx->apps);
+}
+
+/* ---- child processes ---- */
+
+pid_t tu_spawn(const char *path, const char *const *argv)
+{
+    pid_t pid;
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0)
+        die("fork", strerror(errno));
+    if (pid == 0) {
+        execv(path, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
 }

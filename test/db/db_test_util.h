@@ -7,6 +7,7 @@
 #define LOCSCHED_DB_TEST_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "buf.h"
 #include "handler.h"
@@ -58,6 +59,11 @@ long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
  * them.  Returns the batch id. */
 int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int ncursors, int repl,
                       double fpops, int max_errors, int *cursors);
+
+/* Start the program at path with argv (NULL-terminated, argv[0] the
+ * program) in a child process; returns its pid (exits the test when fork
+ * fails; the child exits 127 when exec fails). */
+pid_t tu_spawn(const char *path, const char *const *argv);
 
 /* Retire every batch with id >= first_id still INIT or IN_PROGRESS, so
  * that a test leaves no active batch for the tests after it (uses

@@ -68,12 +68,11 @@ static void write_config(const char *path, const char *tag, const char *extra)
     chmod(path, 0600);
 }
 
-/* Run a daemon with --config conf and args (NULL-terminated); with
+/* Run a daemon with --config conf and --one-pass; with
  * until_sql non-NULL, let it loop (--sleep 1) until the query (one int
  * parameter) returns non-zero, then stop it with SIGTERM.  Returns its
  * exit status, -1 if killed or out of time. */
-static int run_daemon(const char *prog, const char *conf, const char *a1, const char *until_sql,
-                      int param)
+static int run_daemon(const char *prog, const char *conf, const char *until_sql, int param)
 {
     char path[2200];
     const char *argv[8];
@@ -92,17 +91,8 @@ static int run_daemon(const char *prog, const char *conf, const char *a1, const 
     } else {
         argv[n++] = "--one-pass";
     }
-    if (a1)
-        argv[n++] = a1;
     argv[n] = NULL;
-    fflush(stdout);
-    pid = fork();
-    if (pid < 0)
-        bail("fork", strerror(errno));
-    if (pid == 0) {
-        execv(path, (char *const *)argv);
-        _exit(127);
-    }
+    pid = tu_spawn(path, argv);
     for (i = 0; i < 1200; i++) {
         if (waitpid(pid, &st, WNOHANG) == pid)
             return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -231,7 +221,7 @@ int main(void)
     TAP_EQ_INT((int)count_wu(batch, "SELECT COUNT(*) FROM workunit WHERE batch = ? "
                                     "AND assimilate_state = 0"), 4,
                "finished by SQL: not marked ready (the sweep must find them)");
-    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, NULL, 0), 0, "assimilator --one-pass");
+    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, 0), 0, "assimilator --one-pass");
     snprintf(path, sizeof path, "%s/results-copy/%s/%s_0_0", dir, name, name);
     TAP_CHECK(strcmp(slurp(path), "output of job 0\n") == 0, "job 0's output copied");
     snprintf(path, sizeof path, "%s/results-copy/%s/%s_1_0", dir, name, name);
@@ -255,20 +245,20 @@ int main(void)
     /* ---- a crash after the copy, before the commit: the workunit is READY
      * again with its copy in place; the re-run leaves one copy */
     exec1(145, "UPDATE workunit SET assimilate_state = 1 WHERE batch = ? AND job_num = 0", batch);
-    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, NULL, 0), 0, "assimilator re-run");
+    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, 0), 0, "assimilator re-run");
     snprintf(path, sizeof path, "%s/results-copy/%s", dir, name);
     TAP_EQ_INT(count_entries(path, 0), 4, "still 4 files: no second copy");
     TAP_EQ_INT(count_entries(path, 1), 0, "no temporary file left");
     snprintf(path, sizeof path, "%s/results-copy/%s/%s_0_0", dir, name, name);
     TAP_CHECK(strcmp(slurp(path), "output of job 0\n") == 0, "job 0's copy intact");
-    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, NULL, 0), 0, "a third pass");
+    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, 0), 0, "a third pass");
     snprintf(path, sizeof path, "%s/results-copy/%s", dir, name);
     TAP_EQ_INT(count_entries(path, 0), 4, "nothing assimilated twice");
 
     /* ---- an output over its cap */
     exec1(146, "UPDATE workunit SET assimilate_state = 1, max_out_nbytes = 4 "
                "WHERE batch = ? AND job_num = 1", batch);
-    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, NULL, 0), 0, "assimilator: output over cap");
+    TAP_EQ_INT(run_daemon("assimilator", conf, NULL, 0), 0, "assimilator: output over cap");
     snprintf(path, sizeof path, "%s/results-copy/%s/%s_1.error", dir, name, name);
     TAP_CHECK(strstr(slurp(path), "over its cap") != NULL,
               "an output over its cap: error record");
@@ -295,7 +285,7 @@ int main(void)
         write_text(path, "x\n");
     }
     finish_batch(cbatch, 2);
-    TAP_EQ_INT(run_daemon("assimilator", conf_cmd, NULL,
+    TAP_EQ_INT(run_daemon("assimilator", conf_cmd,
                           "SELECT COUNT(*) = 3 FROM workunit WHERE batch = ? "
                           "AND assimilate_state = 2", cbatch), 0,
                "assimilator (command) loops until all 3 are done, then stops on SIGTERM");
@@ -317,7 +307,7 @@ int main(void)
                "job 1's outputs are kept (file_delete_state INIT)");
 
     /* ---- file deleter: outputs of assimilated workunits */
-    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, NULL, 0), 0, "file_deleter --one-pass");
+    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, 0), 0, "file_deleter --one-pass");
     snprintf(path, sizeof path, "%s/%s_0_0_0", up, cname);
     TAP_CHECK(!exists(path), "job 0's output deleted");
     snprintf(path, sizeof path, "%s/%s_1_0_0", up, cname);
@@ -336,13 +326,13 @@ int main(void)
         snprintf(path, sizeof path, "%s/download/%s_f%d", dir, name, i);
         write_text(path, "input\n");
     }
-    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, NULL, 0), 0, "file_deleter again");
+    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, 0), 0, "file_deleter again");
     snprintf(path, sizeof path, "%s/download/%s_f0", dir, name);
     TAP_CHECK(exists(path), "inputs of a batch not retired are kept");
     exec1(147, "UPDATE batch SET state = 4 WHERE id = ?", batch);
     snprintf(path, sizeof path, "%s/download/%s_f3", dir, name);
     unlink(path);   /* a missing input is no error */
-    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, NULL, 0), 0,
+    TAP_EQ_INT(run_daemon("file_deleter", conf_cmd, NULL, 0), 0,
                "file_deleter after retire_batch");
     snprintf(path, sizeof path, "%s/download", dir);
     TAP_EQ_INT(count_entries(path, 0), 0, "the retired batch's input files are deleted");

@@ -85,7 +85,6 @@ static pid_t start_daemon(const char *prog, const char *const *args)
     char path[4200];
     const char *argv[16];
     int n = 0;
-    pid_t pid;
 
     snprintf(path, sizeof path, "%s/%s", bindir, prog);
     if (access(path, X_OK) != 0)
@@ -96,15 +95,7 @@ static pid_t start_daemon(const char *prog, const char *const *args)
     while (*args && n < 15)
         argv[n++] = *args++;
     argv[n] = NULL;
-    fflush(stdout);
-    pid = fork();
-    if (pid < 0)
-        bail("fork", strerror(errno));
-    if (pid == 0) {
-        execv(path, (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
+    return tu_spawn(path, argv);
 }
 
 /* Wait up to secs for pid; returns its exit status, or -1 (killed after
