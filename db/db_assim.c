@@ -25,6 +25,16 @@ static int id_row(void *vctx)
     return 0;
 }
 
+/* Run a query of one id column with nparams params; up to limit ids. */
+static int query_ids(struct db_conn *c, int slot, const char *sql, struct db_val *p, int np,
+                     int limit, int *ids, int *n, const char *what)
+{
+    struct ids_ctx x = { 0, ids, n, limit };
+    struct db_val cols[] = { DBV_INT(x.cur) };
+    *n = 0;
+    return db_query(c, slot, sql, p, np, cols, 1, id_row, &x, NULL, what);
+}
+
 int db_as_list(struct db_conn *c, int ready, int mod_n, int mod_i, int after, int limit,
                int *ids, int *n)
 {
@@ -33,14 +43,11 @@ int db_as_list(struct db_conn *c, int ready, int mod_n, int mod_i, int after, in
         "SELECT id FROM workunit WHERE assimilate_state = ? AND id > ? AND MOD(id, ?) = ? "
         "AND (canonical_resultid <> 0 OR error_mask <> 0) ORDER BY id LIMIT ?";
     int state = ready ? AS_READY : AS_INIT;
-    struct ids_ctx x = { 0, ids, n, limit };
     struct db_val p[] = { DBV_INT(state), DBV_INT(after), DBV_INT(mod_n), DBV_INT(mod_i),
                           DBV_INT(limit) };
-    struct db_val cols[] = { DBV_INT(x.cur) };
-    *n = 0;
-    return db_query(c, SLOT_AS_LIST, sql, p, 5, cols, 1, id_row, &x, NULL,
-                    ready ? "list workunits ready to assimilate"
-                          : "list finished workunits not marked ready to assimilate");
+    return query_ids(c, SLOT_AS_LIST, sql, p, 5, limit, ids, n,
+                     ready ? "list workunits ready to assimilate"
+                           : "list finished workunits not marked ready to assimilate");
 }
 
 int db_as_promote(struct db_conn *c, int wuid, long long *changed)
@@ -104,12 +111,9 @@ int db_fd_wus(struct db_conn *c, int mod_n, int mod_i, int after, int limit, int
     static const char sql[] =
         "SELECT id FROM workunit WHERE file_delete_state = 1 AND id > ? AND MOD(id, ?) = ? "
         "ORDER BY id LIMIT ?";
-    struct ids_ctx x = { 0, ids, n, limit };
     struct db_val p[] = { DBV_INT(after), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    struct db_val cols[] = { DBV_INT(x.cur) };
-    *n = 0;
-    return db_query(c, SLOT_FD_WUS, sql, p, 4, cols, 1, id_row, &x, NULL,
-                    "list workunits ready for file deletion");
+    return query_ids(c, SLOT_FD_WUS, sql, p, 4, limit, ids, n,
+                     "list workunits ready for file deletion");
 }
 
 struct fd_res_ctx {
@@ -247,12 +251,8 @@ int db_pu_wus(struct db_conn *c, int before, int after, int limit, int *ids, int
     static const char sql[] =
         "SELECT id FROM workunit WHERE file_delete_state = 2 AND id > ? "
         "AND assimilate_state = 2 AND assimilate_time < ? ORDER BY id LIMIT ?";
-    struct ids_ctx x = { 0, ids, n, limit };
     struct db_val p[] = { DBV_INT(after), DBV_INT(before), DBV_INT(limit) };
-    struct db_val cols[] = { DBV_INT(x.cur) };
-    *n = 0;
-    return db_query(c, SLOT_PU_WUS, sql, p, 3, cols, 1, id_row, &x, NULL,
-                    "list workunits to purge");
+    return query_ids(c, SLOT_PU_WUS, sql, p, 3, limit, ids, n, "list workunits to purge");
 }
 
 int db_pu_rows(struct db_conn *c, int which, int wuid, db_text_row_fn row, void *ctx)
