@@ -9,6 +9,8 @@
 #     scheduler both use the client library's default socket (pointed at
 #     the sandbox's server with MYSQL_UNIX_PORT), and db_upgrade's error
 #     names that default when nothing answers there;
+#   - db_upgrade --status lists as pending an upgrade numbered below the
+#     highest applied one that was never applied;
 #   - --web-group with a group the running account is not a member of
 #     (the guide's "sudo -u locsched make_project ... --web-group
 #     www-data"): stops before it makes anything, saying to run "adduser
@@ -128,6 +130,16 @@ check "db_upgrade says it used the default socket" said "on the client library's
 check "db_upgrade finds the sandbox's schema" said "001-initial.sql"
 MYSQL_UNIX_PORT=$DB_SOCKET "$SCHED" --check-config --config "$D/locsched.conf" >"$T/out" 2>&1
 check "the scheduler reaches the same database" said "database: reachable"
+
+# an upgrade numbered below the highest applied one and not recorded (parts
+# built in parallel land out of order, as 015 after 017) is pending
+mkdir -p "$T/schema/upgrade"
+cp "$src_top"/schema/upgrade/*.sql "$T/schema/upgrade/"
+echo "SELECT 1;" >"$T/schema/upgrade/011-gap-test.sql"
+MYSQL_UNIX_PORT=$DB_SOCKET "$UP" --config "$D/locsched.conf" --schema-dir "$T/schema" --status \
+    >"$T/out" 2>&1
+check "db_upgrade --status: an unrecorded upgrade below the highest applied is pending" \
+    said "011-gap-test.sql"
 
 # nothing at the default socket: an error naming it, not "no server given"
 MYSQL_UNIX_PORT=$T/no-such.sock "$UP" --config "$D/locsched.conf" --status >"$T/out" 2>&1
