@@ -2,7 +2,8 @@
 # tool_numbers.sh - the command-line tools read numbers strictly: a value
 # with trailing junk, a sign where none belongs, NaN, infinity or a value
 # out of range is refused with exit status 2 and a message that names the
-# option, and nothing is written (create_batch makes no batch).
+# option, and nothing is written (create_batch makes no batch, db_purge
+# deletes nothing).
 #
 # Needs the sandbox environment (run_suite exports it): LOCSCHED_CONFIG,
 # DB_SOCKET, DB_NAME; top_builddir for the tools.  Prints TAP; exit status
@@ -68,4 +69,16 @@ if [ -x "$PD" ]; then
         check "profile_driver $a: the message names it" eq "$(echo "$out" | grep -c -- "$1")" 1
     done
 fi
+
+# db_purge: a bad number deletes nothing (it is refused before the database)
+DP=$build/tools/db_purge
+[ -x "$DP" ] || bail "$DP is not built"
+for a in "--min-age-days -1" "--min-age-days nan" "--min-age-days 1e9" "--min-age-days 7x" \
+         "--max 0" "--max 1.5" "--max 100000000000"; do
+    set -- $a
+    out=$("$DP" --config "$LOCSCHED_CONFIG" "$1" "$2" 2>&1 </dev/null)
+    rc=$?
+    check "db_purge $a: exit 2" eq "$rc" 2
+    check "db_purge $a: the message names it" eq "$(echo "$out" | grep -c -- "$1")" 1
+done
 tap_done
