@@ -26,7 +26,7 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
                enum tl_action *act, struct tl_decision *d)
 {
     const struct tl_result *first_success = NULL;
-    int i, was_finished, want;
+    int i, was_finished, want, pending = 0;
 
     memset(d, 0, sizeof *d);
     d->canonical_resultid = wu->canonical_resultid;
@@ -51,6 +51,14 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
             d->ninprogress++;
             if (r->replica_flags & TL_HOST_LOST)
                 d->nlost++;
+        } else if (state == RS_OVER && outcome == RO_SUCCESS && wu->validating) {
+            if (r->validate_state == TL_VALIDATE_INVALID) {
+                d->ninvalid++;
+                continue;
+            }
+            d->nsuccess++;
+            if (r->validate_state == TL_VALIDATE_INIT)
+                pending++;
         } else if (state == RS_OVER && outcome == RO_SUCCESS) {
             d->nsuccess++;
             if (!first_success || earlier(r, first_success))
@@ -67,8 +75,12 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
     if (!was_finished) {
         int quorum = wu->min_quorum > 0 ? wu->min_quorum : 1;
         want = wu->target_nresults > quorum ? wu->target_nresults : quorum;
-        if (d->nsuccess >= quorum && first_success) {
+        if (wu->validating && pending && d->nsuccess >= quorum) {
+            d->need_validate = 1;      /* the validator decides, then hands it back */
+        } else if (!wu->validating && d->nsuccess >= quorum && first_success) {
             d->canonical_resultid = first_success->id;
+        } else if (wu->validating && d->nsuccess + d->ninvalid > wu->max_success_results) {
+            d->error_mask |= TL_ERR_TOO_MANY_SUCCESS;
         } else if (d->nerror > wu->max_error_results) {
             d->error_mask |= TL_ERR_TOO_MANY_ERRORS;
         } else {
@@ -86,6 +98,8 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
         }
     }
 
+    if (was_finished && wu->validating && pending && wu->canonical_resultid)
+        d->need_validate = 1;          /* a late success: compared with the canonical one */
     d->finished = d->canonical_resultid != 0 || d->error_mask != 0;
     d->newly_finished = d->finished && !was_finished;
     if (d->finished) {

@@ -7,7 +7,7 @@
  * and writes what it says (see doc/locality.md, "Daemons" and "Result
  * outcomes and credit").
  *
- * Rules (there is no validator yet, so a success is valid):
+ * Rules without a validator (config validator = none: a success is valid):
  *   - a result IN_PROGRESS whose report_deadline is before now becomes
  *     OVER with outcome NO_REPLY;
  *   - every SUCCESS result not yet granted (validate_state 0) gets the
@@ -29,6 +29,18 @@
  *     it is in progress the job has one result more than it needs;
  *   - once finished (canonical result or error), results not sent yet
  *     become OVER with outcome DIDNT_NEED.
+ * With a validator (tl_wu.validating, doc/admin-guide.md "Validation"):
+ *   - no credit and no canonical result here: the validator picks them;
+ *     a success with validate_state INVALID counts as neither a success
+ *     nor a live result (so a replacement is sent);
+ *   - need_validate is set when a success waits for validation
+ *     (validate_state INIT) and min_quorum successes not INVALID exist,
+ *     or the workunit already has a canonical result (a late success is
+ *     compared with it);
+ *   - more than max_success_results successes without a canonical
+ *     result set TOO_MANY_SUCCESS (the application may not be
+ *     deterministic); the validator raises target_nresults when the
+ *     successes disagree, so the rule above sends one more replica.
  */
 #ifndef LOCSCHED_TRANSITION_LOGIC_H
 #define LOCSCHED_TRANSITION_LOGIC_H
@@ -36,11 +48,19 @@
 /* workunit.error_mask bits (BOINC's codes) set by the transitioner */
 enum {
     TL_ERR_TOO_MANY_ERRORS = 2,
+    TL_ERR_TOO_MANY_SUCCESS = 4,
     TL_ERR_TOO_MANY_TOTAL = 8
 };
 
-/* result.validate_state values used here */
-enum { TL_VALIDATE_INIT = 0, TL_VALIDATE_VALID = 1 };
+/* result.validate_state (BOINC's codes) */
+enum {
+    TL_VALIDATE_INIT = 0,
+    TL_VALIDATE_VALID = 1,
+    TL_VALIDATE_INVALID = 2,
+    TL_VALIDATE_NO_CHECK = 3,
+    TL_VALIDATE_INCONCLUSIVE = 4,
+    TL_VALIDATE_TOO_LATE = 5
+};
 
 struct tl_wu {
     int min_quorum;
@@ -49,6 +69,8 @@ struct tl_wu {
     int max_total_results;
     int canonical_resultid;   /* 0: none */
     int error_mask;
+    int max_success_results;  /* used only when validating */
+    int validating;           /* 1: a validator decides validity and credit */
 };
 
 /* result.replica_flags bits (db_lost.h's RF_*) */
@@ -78,9 +100,11 @@ struct tl_decision {
     int finished;             /* canonical result or error after the decision */
     int newly_finished;       /* finished now, not before */
     int nnew;                 /* new results to create (UNSENT) */
+    int need_validate;        /* validating: hand the workunit to the validator */
     int ntimeout, ngrant, ndidnt_need;
     /* counts after the timeouts, for log lines */
-    int nsuccess, nerror, nunsent, ninprogress, ntotal;
+    int nsuccess, nerror, nunsent, ninprogress, ntotal;   /* nsuccess: not INVALID */
+    int ninvalid;             /* successes found INVALID by the validator */
     int nlost;                /* of the in progress, those whose host is presumed gone */
 };
 

@@ -34,12 +34,14 @@
 #include <string.h>
 
 #include "credit.h"
+#include "db_validate.h"
 #include "daemon.h"
 #include "daemon_passes.h"
 #include "db_admin.h"
 #include "db_daemon.h"
 #include "log.h"
 #include "finish_lines.h"
+#include "grant.h"
 #include "lost_hosts.h"
 #include "transition_logic.h"
 
@@ -82,7 +84,7 @@ struct wu_tx {
     struct db_tr_result res[TR_MAX_RESULTS];
     struct tl_result tl[TR_MAX_RESULTS];
     enum tl_action act[TR_MAX_RESULTS];
-    int order[TR_MAX_RESULTS];
+    const struct db_tr_result *sel[TR_MAX_RESULTS];
     int nres;
     struct tl_decision dec;
     double credit;
@@ -100,79 +102,14 @@ struct tr_state {
     long changes;             /* cursors advanced and batches completed */
 };
 
-/* Sort the granted results in t->order by key (host or user id), so that
- * concurrent transitioners lock hosts and users in the same order. */
-static int sort_grants(struct wu_tx *t, int by_user)
-{
-    int n = 0, i, j;
-    for (i = 0; i < t->nres; i++)
-        if (t->act[i] == TL_GRANT)
-            t->order[n++] = i;
-    for (i = 1; i < n; i++) {
-        int x = t->order[i];
-        int kx = by_user ? t->res[x].userid : t->res[x].hostid;
-        for (j = i; j > 0; j--) {
-            int y = t->order[j - 1];
-            if ((by_user ? t->res[y].userid : t->res[y].hostid) <= kx)
-                break;
-            t->order[j] = y;
-        }
-        t->order[j] = x;
-    }
-    return n;
-}
-
-/* Add credit at now to a host's or a user's figures. */
-static void add_credit(struct db_credit *cr, double credit, double now, double half_life)
-{
-    cr->total_credit += credit;
-    credit_update_average(&cr->expavg_credit, &cr->expavg_time, credit, now, half_life);
-}
-
 static int grant_credit(struct db_conn *c, struct wu_tx *t)
 {
-    double now = (double)t->d->now, half_life = t->d->cfg.credit_half_life;
-    int n, i, r;
-
-    n = sort_grants(t, 0);
-    for (i = 0; i < n; i++) {
-        const struct db_tr_result *x = &t->res[t->order[i]];
-        struct db_credit cr;
-        r = db_tr_result_grant(c, x->id, t->credit);
-        if (r != DB_OK)
-            return r;
-        if (x->hostid <= 0)
-            continue;
-        r = db_tr_host_credit_lock(c, x->hostid, &cr);
-        if (r == DB_NOTFOUND) {
-            log_warn("[wu#%d] [result#%d] [host#%d] host is gone: no host credit", t->wuid,
-                     x->id, x->hostid);
-            continue;
-        }
-        if (r != DB_OK)
-            return r;
-        add_credit(&cr, t->credit, now, half_life);
-        r = db_tr_host_credit_set(c, x->hostid, &cr);
-        if (r != DB_OK)
-            return r;
-    }
-    n = sort_grants(t, 1);
-    for (i = 0; i < n; i++) {
-        const struct db_tr_result *x = &t->res[t->order[i]];
-        struct db_credit cr;
-        if (x->userid <= 0)
-            continue;
-        r = db_tr_user_credit_lock(c, x->userid, &cr);
-        if (r == DB_NOTFOUND)
-            continue;
-        if (r != DB_OK)
-            return r;
-        add_credit(&cr, t->credit, now, half_life);
-        r = db_tr_user_credit_set(c, x->userid, &cr);
-        if (r != DB_OK)
-            return r;
-    }
-    return DB_OK;
+    int n = 0, i;
+    for (i = 0; i < t->nres; i++)
+        if (t->act[i] == TL_GRANT)
+            t->sel[n++] = &t->res[i];
+    return grant_results(c, t->wuid, t->sel, n, t->credit, (double)t->d->now,
+                         t->d->cfg.credit_half_life);
 }
 
 /* Create the new results "<wu name>__<n>", n counting on from the
@@ -236,6 +173,8 @@ static int wu_body(struct db_conn *c, void *arg)
     tw.target_nresults = t->wu.target_nresults;
     tw.max_error_results = t->wu.max_error_results;
     tw.max_total_results = t->wu.max_total_results;
+    tw.max_success_results = t->wu.max_success_results;
+    tw.validating = config_validating(&t->d->cfg);
     tw.canonical_resultid = t->wu.canonical_resultid;
     tw.error_mask = t->wu.error_mask;
     tl_decide(&tw, t->tl, t->nres, (int)t->d->now, t->act, &t->dec);
@@ -257,6 +196,8 @@ static int wu_body(struct db_conn *c, void *arg)
             return r;
     }
     if (t->dec.nnew && (r = create_results(c, t)) != DB_OK)
+        return r;
+    if (t->dec.need_validate && (r = db_va_need_validate(c, t->wuid)) != DB_OK)
         return r;
     canonical_credit = t->wu.canonical_credit;
     if (t->dec.canonical_resultid && !t->wu.canonical_resultid)
@@ -292,6 +233,8 @@ static void log_decision(const struct wu_tx *t)
         log_info("[wu#%d] new result [result#%d] (%d unsent, %d in progress, %d successes, "
                  "%d errors)", w->id, t->new_ids[i], dec->nunsent, dec->ninprogress,
                  dec->nsuccess, dec->nerror);
+    if (dec->need_validate)
+        log_debug("[wu#%d] ready for validation (%d successes)", w->id, dec->nsuccess);
     if (dec->ndidnt_need)
         log_debug("[wu#%d] %d unsent results no longer needed", w->id, dec->ndidnt_need);
 }

@@ -229,7 +229,8 @@ int db_tr_wu_lock(struct db_conn *c, int wuid, struct db_tr_wu *w)
     static const char sql[] =
         "SELECT id, name, appid, batch, cursor_id, job_num, rsc_fpops_est, min_quorum, "
         "target_nresults, max_error_results, max_total_results, canonical_resultid, "
-        "error_mask, transition_time, canonical_credit FROM workunit WHERE id = ? FOR UPDATE";
+        "error_mask, transition_time, canonical_credit, max_success_results FROM workunit "
+        "WHERE id = ? FOR UPDATE";
     struct db_val p[] = { DBV_INT(wuid) };
     struct db_val cols[] = {
         DBV_INT(w->id), DBV_BUF(w->name), DBV_INT(w->appid), DBV_INT(w->batch),
@@ -237,11 +238,12 @@ int db_tr_wu_lock(struct db_conn *c, int wuid, struct db_tr_wu *w)
         DBV_INT(w->min_quorum), DBV_INT(w->target_nresults), DBV_INT(w->max_error_results),
         DBV_INT(w->max_total_results), DBV_INT(w->canonical_resultid), DBV_INT(w->error_mask),
         DBV_INT(w->transition_time), DBV_DBL(w->canonical_credit),
+        DBV_INT(w->max_success_results),
     };
     char what[64];
     memset(w, 0, sizeof *w);
     snprintf(what, sizeof what, "lock [wu#%d]", wuid);
-    return query_one(c, SLOT_TR_WU_LOCK, sql, p, 1, cols, 15, what);
+    return query_one(c, SLOT_TR_WU_LOCK, sql, p, 1, cols, 16, what);
 }
 
 struct results_ctx {

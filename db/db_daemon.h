@@ -95,6 +95,7 @@ struct db_tr_wu {
     int appid, batch, cursor_id, job_num;
     double rsc_fpops_est;
     int min_quorum, target_nresults, max_error_results, max_total_results;
+    int max_success_results;
     int canonical_resultid, error_mask, transition_time;
     double canonical_credit;
 };

@@ -146,6 +146,15 @@ static const struct cfg_key config_table[] = {
       "this times (the batch's projected time left plus the job's time on a fast host); "
       "0: off" },
 
+    { "validator", CT_STR, OFF(validator), "none", 0, 0,
+      "none: a reported success is valid and earns credit (no validator runs); identical: "
+      "the validator accepts results whose output files are byte-identical; else a command "
+      "(words split on blanks, no shell) run with two output files appended, exit 0 when "
+      "they match. New projects set identical" },
+    { "validate_timeout", CT_INT, OFF(validate_timeout), "60", 1, 86400,
+      "seconds the validator command may run before it is killed (the outputs count as "
+      "not matching)" },
+
     { "results_dir", CT_DIR, OFF(results_dir), "results", 0, 0,
       "the assimilator copies each finished workunit's canonical outputs into "
       "RESULTS_DIR/BATCH_NAME/ (and error records WU_NAME.error there)" },
@@ -286,6 +295,11 @@ static void apply_defaults(struct config *cfg, const char *dir)
     char why[128];
     for (i = 0; i < NKEYS; i++)
         (void)set_value(cfg, &config_table[i], config_table[i].def, dir, why, sizeof why);
+}
+
+int config_validating(const struct config *cfg)
+{
+    return strcmp(cfg->validator, "none") != 0;
 }
 
 void config_defaults(struct config *cfg)

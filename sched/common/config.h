@@ -80,6 +80,10 @@ struct config {
     int tail_candidates;               /* in-progress results considered */
     double finish_line_slack;          /* 0: off; see sched/policy/finish_line.h */
 
+    /* validator (doc/admin-guide.md "Validation") */
+    char validator[CONFIG_STR_MAX];    /* none, identical or a command */
+    int validate_timeout;              /* seconds the command may run */
+
     /* assimilator, file deleter, purge (doc/admin-guide.md "Outputs") */
     char results_dir[CONFIG_STR_MAX];  /* RESULTS_DIR/BATCH/: assimilated outputs */
     char assimilate_command[CONFIG_STR_MAX]; /* "": copy outputs into results_dir */
@@ -88,6 +92,9 @@ struct config {
     char archive_dir[CONFIG_STR_MAX];  /* where the purge writes its archives */
     double purge_min_age_days;         /* rows assimilated this long ago are purged */
 };
+
+/* 1 when a validator decides validity (validator is not "none"). */
+int config_validating(const struct config *cfg);
 
 /* Fill *cfg with the defaults of every key. */
 void config_defaults(struct config *cfg);

@@ -193,7 +193,7 @@ int main(void)
 
     /* the counts for log lines: after the timeouts */
     {
-        struct tl_wu wu = { 1, 3, 3, 9, 0, 0 };
+        struct tl_wu wu = { 1, 3, 3, 9, 0, 0, 0, 0 };
         struct tl_result res[4] = {
             { 1, RS_IN_PROGRESS, RO_INIT, 0, 0, NOW - 5, 0 },
             { 2, RS_OVER, RO_CLIENT_ERROR, 0, 0, 0, 0 },
