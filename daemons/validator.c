@@ -273,8 +273,10 @@ static long validator_pass(struct daemon *d)
     int i, r = DB_OK;
 
     if (!config_validating(&d->cfg)) {
-        log_error("validator = none in the config: nothing to do (set identical or a command)");
-        return DB_ERR;
+        if (d->passes == 1)
+            log_warn("validator = none in the config: successes count as valid, nothing to "
+                     "do (set validator = identical or a command to validate)");
+        return 0;
     }
     l = malloc(sizeof *l);
     if (!l) {
