@@ -32,9 +32,9 @@ static int ids_row(void *vctx)
     return 0;
 }
 
-/* Run a query whose only column is an id; ids[0..*n) get at most limit. */
-static int query_ids(struct db_conn *c, int slot, const char *sql, struct db_val *params,
-                     int nparams, int limit, int *ids, int *n, const char *what)
+/* (db_internal.h) */
+int db_query_ids(struct db_conn *c, int slot, const char *sql, struct db_val *params,
+                 int nparams, int limit, int *ids, int *n, const char *what)
 {
     struct ids_ctx x;
     struct db_val col[] = { DBV_INT(x.cur) };
@@ -209,7 +209,7 @@ int db_tr_deadline_wus(struct db_conn *c, int now, int mod_n, int mod_i, int lim
         "SELECT DISTINCT workunitid FROM result "
         "WHERE server_state = 4 AND report_deadline < ? AND MOD(workunitid, ?) = ? LIMIT ?";
     struct db_val p[] = { DBV_INT(now), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    return query_ids(c, SLOT_TR_DEADLINE_WUS, sql, p, 4, limit, ids, n,
+    return db_query_ids(c, SLOT_TR_DEADLINE_WUS, sql, p, 4, limit, ids, n,
                      "list workunits with results past their deadline");
 }
 
@@ -220,7 +220,7 @@ int db_tr_due_wus(struct db_conn *c, int now, int mod_n, int mod_i, int limit, i
         "SELECT id FROM workunit WHERE transition_time <= ? AND MOD(id, ?) = ? "
         "ORDER BY transition_time, id LIMIT ?";
     struct db_val p[] = { DBV_INT(now), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    return query_ids(c, SLOT_TR_DUE_WUS, sql, p, 4, limit, ids, n,
+    return db_query_ids(c, SLOT_TR_DUE_WUS, sql, p, 4, limit, ids, n,
                      "list workunits due for a transition");
 }
 
@@ -511,7 +511,7 @@ int db_tr_stale_cursors(struct db_conn *c, int mod_n, int mod_i, int limit, int 
         "WHERE b.state = 1 AND MOD(c.id, ?) = ? "
         "AND (w.canonical_resultid <> 0 OR w.error_mask <> 0) ORDER BY c.id LIMIT ?";
     struct db_val p[] = { DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    return query_ids(c, SLOT_TR_STALE_CURSORS, sql, p, 3, limit, ids, n,
+    return db_query_ids(c, SLOT_TR_STALE_CURSORS, sql, p, 3, limit, ids, n,
                      "list cursors behind their finished jobs");
 }
 
@@ -529,7 +529,7 @@ int db_tr_stale_batches(struct db_conn *c, int mod_n, int mod_i, int limit, int 
         "                  AND w.canonical_resultid = 0 AND w.error_mask = 0)))"
         " ORDER BY b.id LIMIT ?";
     struct db_val p[] = { DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    return query_ids(c, SLOT_TR_STALE_BATCHES, sql, p, 3, limit, ids, n,
+    return db_query_ids(c, SLOT_TR_STALE_BATCHES, sql, p, 3, limit, ids, n,
                      "list finished batches not marked complete");
 }
 
@@ -549,7 +549,7 @@ int db_ld_cursors(struct db_conn *c, int idle_before, int mod_n, int mod_i, int 
         ") x WHERE MOD(x.id, ?) = ? AND x.id > ? ORDER BY x.id LIMIT ?";
     struct db_val p[] = { DBV_INT(idle_before), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(after),
                           DBV_INT(limit) };
-    return query_ids(c, SLOT_LD_CURSORS, sql, p, 5, limit, ids, n,
+    return db_query_ids(c, SLOT_LD_CURSORS, sql, p, 5, limit, ids, n,
                      "list cursors whose teams to recompute");
 }
 

@@ -29,6 +29,11 @@ int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *ms
  * error (a row it took between our read and our write): DB_RETRY. */
 int db_fail_conflict(struct db_conn *c, const char *what, const char *msg);
 
+/* Run a query whose only column is an int id, with nparams params;
+ * ids[0..*n) get at most limit of them (db_daemon.c). */
+int db_query_ids(struct db_conn *c, int slot, const char *sql, struct db_val *params,
+                 int nparams, int limit, int *ids, int *n, const char *what);
+
 /* Classify a MariaDB error number as DB_RETRY, DB_DUP or DB_ERR. */
 int db_classify(unsigned errnum);
 

@@ -29,31 +29,14 @@ int db_va_need_validate(struct db_conn *c, int wuid)
     return db_exec(c, SLOT_VA_NEED, sql, p, 1, NULL, what);
 }
 
-struct ids_ctx {
-    int cur, *ids, *n, limit;
-};
-
-static int id_row(void *vctx)
-{
-    struct ids_ctx *x = vctx;
-    if (*x->n >= x->limit)
-        return 1;
-    x->ids[(*x->n)++] = x->cur;
-    return 0;
-}
-
 int db_va_list(struct db_conn *c, int mod_n, int mod_i, int after, int limit, int *ids, int *n)
 {
-    /* ind_wu_validate (need_validate, id) of schema 014 */
+    /* no index on need_validate yet: MariaDB walks the primary key */
     static const char sql[] =
         "SELECT id FROM workunit WHERE need_validate = 1 AND id > ? AND MOD(id, ?) = ? "
         "ORDER BY id LIMIT ?";
-    struct ids_ctx x = { 0, ids, n, limit };
     struct db_val p[] = { DBV_INT(after), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    struct db_val cols[] = { DBV_INT(x.cur) };
-    *n = 0;
-    return db_query(c, SLOT_VA_LIST, sql, p, 4, cols, 1, id_row, &x, NULL,
-                    "list workunits to validate");
+    return db_query_ids(c, SLOT_VA_LIST, sql, p, 4, limit, ids, n, "list workunits to validate");
 }
 
 int db_va_wu_read(struct db_conn *c, int wuid, struct db_va_wu *wu)
