@@ -16,6 +16,7 @@ enum {
     SLOT_VA_RESULTS,
     SLOT_VA_RESULT_SET,
     SLOT_VA_WU_DONE,
+    SLOT_VA_BATCH_COUNTS,
     SLOT_VA_END
 };
 _Static_assert((int)SLOT_VA_END <= (int)SLOT_ASSIM_FIRST, "validator slots fit 176..191");
@@ -120,4 +121,21 @@ int db_va_wu_done(struct db_conn *c, int wuid, int canonical_resultid, double ca
     char what[64];
     snprintf(what, sizeof what, "store the validation of [wu#%d]", wuid);
     return db_exec(c, SLOT_VA_WU_DONE, sql, p, 6, NULL, what);
+}
+
+int db_va_batch_counts(struct db_conn *c, int batch_id, struct db_va_counts *k)
+{
+    static const char sql[] =
+        "SELECT CAST(COALESCE(SUM(validate_state = 0), 0) AS SIGNED), "
+        "CAST(COALESCE(SUM(validate_state = 1), 0) AS SIGNED), "
+        "CAST(COALESCE(SUM(validate_state = 2), 0) AS SIGNED), "
+        "CAST(COALESCE(SUM(validate_state = 4), 0) AS SIGNED) "
+        "FROM result WHERE batch = ? AND server_state = 5 AND outcome IN (1, 6)";
+    struct db_val p[] = { DBV_INT(batch_id) };
+    struct db_val cols[] = { DBV_LL(k->waiting), DBV_LL(k->valid), DBV_LL(k->invalid),
+                             DBV_LL(k->inconclusive) };
+    char what[64];
+    memset(k, 0, sizeof *k);
+    snprintf(what, sizeof what, "count validation states of [batch#%d]", batch_id);
+    return db_query(c, SLOT_VA_BATCH_COUNTS, sql, p, 1, cols, 4, NULL, NULL, NULL, what);
 }

@@ -53,4 +53,11 @@ int db_va_result_set(struct db_conn *c, int result_id, int validate_state, int b
 int db_va_wu_done(struct db_conn *c, int wuid, int canonical_resultid, double canonical_credit,
                   int target, int now);
 
+/* A batch's reported successes by validate_state (VALIDATE_ERROR
+ * outcomes count as invalid), for batch_status. */
+struct db_va_counts {
+    long long waiting, valid, invalid, inconclusive;
+};
+int db_va_batch_counts(struct db_conn *c, int batch_id, struct db_va_counts *k);
+
 #endif

@@ -18,6 +18,7 @@
 #include "batch_load.h"
 #include "batch_render.h"
 #include "db_batch.h"
+#include "db_validate.h"
 #include "tool_common.h"
 
 #define PROG "batch_status"
@@ -59,6 +60,10 @@ static void usage(FILE *out)
         "  job number; one band per cursor (one for a batch without cursors) with\n"
         "  its done / in progress / unsent jobs, a marker where its team stands (the\n"
         "  first unfinished job), and a legend.\n"
+        "With a validator (validator in the configuration is not none), the text\n"
+        "output adds per batch its reported successes by validation state: valid,\n"
+        "invalid (outputs that disagreed, or unusable), inconclusive (waiting for\n"
+        "another replica) and waiting for the validator.\n"
         "--all   with no BATCH, include retired batches.\n"
         "--config FILE  the configuration (default $LOCSCHED_CONFIG, else\n"
         "  ./locsched.conf).\n"
@@ -68,6 +73,7 @@ static void usage(FILE *out)
 
 struct status {
     struct br_batch *b;
+    struct db_va_counts *va;             /* per batch, with a validator */
     int n, cap;
     struct db_conn *db;
 };
@@ -134,7 +140,7 @@ int main(int argc, char **argv)
     const char **names = NULL;
     int i, nnames = 0, json = 0, all = 0, rc = 1, r = DB_OK;
     struct config cfg;
-    struct status st = { NULL, 0, 0, NULL };
+    struct status st = { NULL, NULL, 0, 0, NULL };
     struct buf out;
 
     buf_init(&out);
@@ -203,6 +209,19 @@ int main(int argc, char **argv)
             goto out;
         br_batch_compute(&st.b[i]);
     }
+    if (config_validating(&cfg) && !json && st.n > 0) {
+        st.va = calloc((size_t)st.n, sizeof *st.va);
+        if (!st.va) {
+            fprintf(stderr, PROG ": out of memory\n");
+            goto out;
+        }
+        for (i = 0; i < st.n; i++) {
+            if (db_va_batch_counts(st.db, st.b[i].id, &st.va[i]) != DB_OK) {
+                fprintf(stderr, PROG ": batch '%s': %s\n", st.b[i].name, db_error(st.db));
+                goto out;
+            }
+        }
+    }
     db_commit(st.db);   /* end the read snapshot */
 
     if (svg_path) {
@@ -223,8 +242,13 @@ int main(int argc, char **argv)
             buf_puts(&out, nnames || all ? "no batches\n" : "no batches (retired ones: --all)\n");
         else
             br_text_legend(&out, flags);
-        for (i = 0; i < st.n; i++)
+        for (i = 0; i < st.n; i++) {
             br_text(&out, &st.b[i], flags);
+            if (st.va)
+                buf_printf(&out, "  validation: %lld valid, %lld invalid, %lld inconclusive, "
+                           "%lld waiting\n", st.va[i].valid, st.va[i].invalid,
+                           st.va[i].inconclusive, st.va[i].waiting);
+        }
     }
     if (out.oom) {
         fprintf(stderr, PROG ": out of memory\n");
@@ -242,6 +266,7 @@ out:
     for (i = 0; i < st.n; i++)
         bl_free(&st.b[i]);
     free(st.b);
+    free(st.va);
     free(names);
     buf_free(&out);
     db_close(st.db);

@@ -12,7 +12,8 @@
  *     max_total_results, not stuck;
  *   - the administrator's command: matching by its exit status, and a
  *     command that hangs (killed at validate_timeout, counted as no match,
- *     the daemon goes on).
+ *     the daemon goes on);
+ *   - batch_status's validation line.
  * Results are made successes by SQL (slots 140..159, the tests' own).
  */
 #include <errno.h>
@@ -315,5 +316,23 @@ int main(void)
     TAP_EQ_INT((int)CANON(wu[7]), 0, "a hanging command: no match");
     TAP_EQ_INT((int)VSTATE(wu[7], 0), 4, "a hanging command: INCONCLUSIVE, not stuck");
     TAP_EQ_INT((int)NRES(wu[7]), 3, "a hanging command: another replica");
+
+    /* batch_status shows the validation states of the last batch */
+    {
+        char cmd[8000], out[2600], text[4096];
+        FILE *f;
+        size_t n;
+        snprintf(out, sizeof out, "%s/batch_status.out", dir);
+        snprintf(cmd, sizeof cmd, "'%s/../tools/batch_status' --config '%s/ident.conf' %s >'%s'",
+                 bindir, dir, name, out);
+        TAP_EQ_INT(system(cmd), 0, "batch_status runs");
+        f = fopen(out, "r");
+        n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = '\0';
+        TAP_CHECK(strstr(text, "validation: 2 valid, 0 invalid, 2 inconclusive, 0 waiting"),
+                  "batch_status: the validation line (%s)", text);
+    }
     return tap_done();
 }
