@@ -169,6 +169,50 @@ static int new_host(void)
     return (int)val("SELECT MAX(id) FROM host WHERE id > ?", 0);
 }
 
+/* With VALIDATOR_BENCH=N in the environment: a batch of N jobs, quorum
+ * 2, every output agreeing; times one transitioner pass and one validator
+ * pass and prints them as TAP comments (the figures of
+ * doc/admin-guide.md, "Validation"). */
+static void bench(int njobs, int h)
+{
+    char path[2800];
+    struct timespec t0, t1, t2;
+    int batch, i, k;
+    snprintf(name, sizeof name, "vz%ld", (long)time(NULL) % 100000000);
+    batch = tu_batch(&ctx, name, njobs, 2, 1e12, 0, 3600);
+    for (i = 0; i < njobs; i++) {
+        for (k = 0; k < 2; k++) {
+            FILE *f;
+            snprintf(path, sizeof path, "%s/%s_%d_%d_0", up, name, i, k);
+            f = fopen(path, "w");
+            if (!f || fprintf(f, "output of job %d\n", i) < 0 || fclose(f) != 0)
+                bail(path, strerror(errno));
+        }
+    }
+    {
+        struct db_val p[] = { DBV_INT(h), DBV_INT(batch) };
+        struct db_val q[] = { DBV_INT(batch) };
+        exec_sql(144, "UPDATE result SET server_state = 5, outcome = 1, hostid = ?, "
+                      "received_time = UNIX_TIMESTAMP(), report_deadline = 2000000000 "
+                      "WHERE batch = ?", p, 2);
+        exec_sql(145, "UPDATE workunit SET transition_time = 0 WHERE batch = ?", q, 1);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (run("transitioner", "ident") != 0)
+        bail("bench", "transitioner failed");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (run("validator", "ident") != 0)
+        bail("bench", "validator failed");
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    TAP_EQ_INT((int)val("SELECT COUNT(*) FROM workunit WHERE batch = ? AND "
+                        "canonical_resultid <> 0", batch), njobs, "bench: all validated");
+    printf("# bench: %d workunits (quorum 2): transitioner pass %.2f s, validator pass "
+           "%.2f s = %.0f workunits validated per second\n", njobs,
+           (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+           (double)(t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9,
+           njobs / ((double)(t2.tv_sec - t1.tv_sec) + (t2.tv_nsec - t1.tv_nsec) / 1e9));
+}
+
 int main(void)
 {
     int batch, h_good, h_bad, wu[8], i;
@@ -188,6 +232,15 @@ int main(void)
     h_good = new_host();
     h_bad = new_host();
     TAP_CHECK(h_good > 0 && h_bad > h_good, "two hosts");
+
+    if (getenv("VALIDATOR_BENCH") && getenv("VALIDATOR_BENCH")[0]) {
+        char *end;
+        long nb = strtol(getenv("VALIDATOR_BENCH"), &end, 10);
+        if (*end || nb < 1 || nb > 1000000)
+            bail("VALIDATOR_BENCH", "not a number of jobs from 1 to 1000000");
+        bench((int)nb, h_good);
+        return tap_done();
+    }
 
     /* ---- quorum 2: agree, disagree, missing, over the cap, never agree */
     snprintf(name, sizeof name, "va%ld", (long)time(NULL) % 100000000);
