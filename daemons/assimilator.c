@@ -15,9 +15,9 @@
  *     record results_dir/BATCH_NAME/WU_NAME.error instead;
  *   - else the command runs with WU_NAME BATCH_NAME success FILE or
  *     WU_NAME BATCH_NAME error REASON appended, under assimilate_timeout;
- *   - then, in one transaction, the workunit becomes DONE (with
- *     assimilate_time) and READY for file deletion, with its results that
- *     are over.
+ *   - then, in one transaction (for up to AS_COMMIT workunits), the
+ *     workunit becomes DONE (with assimilate_time) and READY for file
+ *     deletion, with its results that are over.
  * Exactly once: the copy or record is complete under its final name
  * before the transaction; a crash between the two makes the next pass
  * copy again over the same name, so there is still exactly one copy.  (A
@@ -42,10 +42,13 @@
 
 #define AS_CHUNK 500           /* workunits listed at a time */
 #define AS_SWEEP_EVERY 600     /* seconds between sweeps for unmarked finished workunits */
+#define AS_COMMIT 32           /* workunits marked assimilated per transaction */
 
 struct as_state {
     struct as_tries tries;
     time_t last_sweep;
+    /* handed over, not yet marked: their copies are complete on disk */
+    int done_ids[AS_COMMIT], done_fd[AS_COMMIT], ndone;
 };
 
 struct read_tx {
@@ -60,31 +63,60 @@ static int read_body(struct db_conn *c, void *arg)
 }
 
 struct done_tx {
-    int wuid, now, fd_state;
+    const struct as_state *st;
+    int now;
     long long changed;
 };
 
 static int done_body(struct db_conn *c, void *arg)
 {
     struct done_tx *t = arg;
+    int i, r;
     t->changed = 0;
-    return db_as_wu_done(c, t->wuid, t->now, t->fd_state, &t->changed);
+    for (i = 0; i < t->st->ndone; i++) {
+        long long one = 0;
+        r = db_as_wu_done(c, t->st->done_ids[i], t->now, t->st->done_fd[i], &one);
+        if (r != DB_OK)
+            return r;
+        t->changed += one;
+    }
+    return DB_OK;
 }
 
-/* Mark a workunit assimilated.  Returns 1, 0 if another instance did, or
- * a negative status. */
-static int mark_done(struct daemon *d, const struct db_as_wu *wu, int fd_state)
+/* Mark the workunits handed over so far assimilated, in one transaction
+ * (their copies and records are already complete on disk: a crash before
+ * the commit only makes the next pass copy them again over the same
+ * names).  Returns how many were marked (not those another instance
+ * marked meanwhile), or a negative status. */
+static long flush_done(struct daemon *d, struct as_state *st)
 {
-    struct done_tx t = { wu->id, (int)d->now, fd_state, 0 };
-    char what[64];
+    struct done_tx t = { st, (int)d->now, 0 };
     int r;
-    snprintf(what, sizeof what, "mark [wu#%d] assimilated", wu->id);
-    r = db_transaction(d->db, what, done_body, &t);
-    if (r != DB_OK) {
-        log_error("[wu#%d] %s", wu->id, db_error(d->db));
-        return r;
-    }
-    return t.changed ? 1 : 0;
+    if (st->ndone == 0)
+        return 0;
+    r = db_transaction(d->db, "mark workunits assimilated", done_body, &t);
+    if (r != DB_OK)
+        log_error("[wu#%d] and %d more: %s", st->done_ids[0], st->ndone - 1, db_error(d->db));
+    st->ndone = 0;
+    return r != DB_OK ? r : (long)t.changed;
+}
+
+/* Queue a workunit to be marked assimilated with file_delete_state
+ * fd_state; the queue is flushed when full.  Returns 1, or a negative
+ * status if a flush failed. */
+static int mark_done(struct daemon *d, struct as_state *st, int wuid, int fd_state, long *done)
+{
+    long n;
+    st->done_ids[st->ndone] = wuid;
+    st->done_fd[st->ndone] = fd_state;
+    st->ndone++;
+    if (st->ndone < AS_COMMIT)
+        return 1;
+    n = flush_done(d, st);
+    if (n < 0)
+        return (int)n;
+    *done += n;
+    return 1;
 }
 
 /* Write the error record of a workunit in its batch's results folder. */
@@ -194,9 +226,10 @@ static int join(char *out, size_t outlen, const char *dir, const char *name)
     return n > 0 && (size_t)n < outlen ? 0 : -1;
 }
 
-/* Assimilate one workunit.  Returns 1 if done, 0 if skipped, -1 if it
- * failed (to be tried in a later pass), or a negative db status. */
-static int assimilate_one(struct daemon *d, struct as_state *st, int wuid)
+/* Assimilate one workunit; *done counts those marked assimilated.
+ * Returns 1 if handed over, 0 if skipped, -1 if it failed (to be tried in
+ * a later pass), or a negative db status. */
+static int assimilate_one(struct daemon *d, struct as_state *st, int wuid, long *done)
 {
     struct read_tx t;
     char why[64], src[CONFIG_STR_MAX + AS_NAME_MAX + 8], dir[CONFIG_STR_MAX + AS_NAME_MAX + 8];
@@ -219,7 +252,7 @@ static int assimilate_one(struct daemon *d, struct as_state *st, int wuid)
         (kind == AS_SUCCESS && !as_safe_name(t.wu.result_name))) {
         log_error("[wu#%d] [batch#%d] a workunit, batch or result name is not a plain file "
                   "name: marked assimilated, outputs kept", wuid, t.wu.batch_id);
-        return mark_done(d, &t.wu, FD_INIT) < 0 ? -1 : 1;
+        return mark_done(d, st, wuid, FD_INIT, done) < 0 ? -1 : 1;
     }
     src[0] = '\0';
     if (join(dir, sizeof dir, d->cfg.results_dir, t.wu.batch_name) < 0 ||
@@ -234,12 +267,8 @@ static int assimilate_one(struct daemon *d, struct as_state *st, int wuid)
         fd_state = assimilate_copy(d, &t.wu, kind, why, src, dir);
     if (fd_state < 0)
         return -1;
-    r = mark_done(d, &t.wu, fd_state);
-    if (r < 0)
-        return r;
-    if (r > 0)
-        log_debug("[wu#%d] [batch#%d] assimilated (%s)", wuid, t.wu.batch_id, why);
-    return r;
+    log_debug("[wu#%d] [batch#%d] handed over (%s)", wuid, t.wu.batch_id, why);
+    return mark_done(d, st, wuid, fd_state, done);
 }
 
 struct list_tx {
@@ -318,17 +347,20 @@ static long assimilator_pass(struct daemon *d)
             log_error("%s", db_error(d->db));
             break;
         }
-        for (i = 0; i < l->n && !daemon_should_stop(d); i++) {
-            int x = assimilate_one(d, st, l->ids[i]);
-            if (x > 0)
-                done++;
-            else if (x < 0)
+        for (i = 0; i < l->n && !daemon_should_stop(d); i++)
+            if (assimilate_one(d, st, l->ids[i], &done) < 0)
                 failed++;
-        }
         if (l->n > 0)
             l->after = l->ids[l->n - 1];
     } while (l->n == AS_CHUNK && !daemon_should_stop(d));
     free(l);
+    {
+        long n = flush_done(d, st);
+        if (n < 0)
+            r = (int)n;
+        else
+            done += n;
+    }
     if (done || failed)
         log_info("pass: %ld workunits assimilated, %ld to try again", done, failed);
     if (r != DB_OK)
