@@ -12,29 +12,6 @@
 
 _Static_assert(SLOT_ASSIM_END <= SLOT_ACCOUNT_FIRST, "assimilator slots fit 192..207");
 
-struct ids_ctx {
-    int cur, *ids, *n, limit;
-};
-
-static int id_row(void *vctx)
-{
-    struct ids_ctx *x = vctx;
-    if (*x->n >= x->limit)
-        return 1;
-    x->ids[(*x->n)++] = x->cur;
-    return 0;
-}
-
-/* Run a query of one id column with nparams params; up to limit ids. */
-static int query_ids(struct db_conn *c, int slot, const char *sql, struct db_val *p, int np,
-                     int limit, int *ids, int *n, const char *what)
-{
-    struct ids_ctx x = { 0, ids, n, limit };
-    struct db_val cols[] = { DBV_INT(x.cur) };
-    *n = 0;
-    return db_query(c, slot, sql, p, np, cols, 1, id_row, &x, NULL, what);
-}
-
 int db_as_list(struct db_conn *c, int ready, int mod_n, int mod_i, int after, int limit,
                int *ids, int *n)
 {
@@ -45,9 +22,9 @@ int db_as_list(struct db_conn *c, int ready, int mod_n, int mod_i, int after, in
     int state = ready ? AS_READY : AS_INIT;
     struct db_val p[] = { DBV_INT(state), DBV_INT(after), DBV_INT(mod_n), DBV_INT(mod_i),
                           DBV_INT(limit) };
-    return query_ids(c, SLOT_AS_LIST, sql, p, 5, limit, ids, n,
-                     ready ? "list workunits ready to assimilate"
-                           : "list finished workunits not marked ready to assimilate");
+    return db_query_ids(c, SLOT_AS_LIST, sql, p, 5, limit, ids, n,
+                        ready ? "list workunits ready to assimilate"
+                              : "list finished workunits not marked ready to assimilate");
 }
 
 int db_as_promote(struct db_conn *c, int wuid, long long *changed)
@@ -112,8 +89,8 @@ int db_fd_wus(struct db_conn *c, int mod_n, int mod_i, int after, int limit, int
         "SELECT id FROM workunit WHERE file_delete_state = 1 AND id > ? AND MOD(id, ?) = ? "
         "ORDER BY id LIMIT ?";
     struct db_val p[] = { DBV_INT(after), DBV_INT(mod_n), DBV_INT(mod_i), DBV_INT(limit) };
-    return query_ids(c, SLOT_FD_WUS, sql, p, 4, limit, ids, n,
-                     "list workunits ready for file deletion");
+    return db_query_ids(c, SLOT_FD_WUS, sql, p, 4, limit, ids, n,
+                        "list workunits ready for file deletion");
 }
 
 struct fd_res_ctx {
@@ -252,7 +229,7 @@ int db_pu_wus(struct db_conn *c, int before, int after, int limit, int *ids, int
         "SELECT id FROM workunit WHERE file_delete_state = 2 AND id > ? "
         "AND assimilate_state = 2 AND assimilate_time < ? ORDER BY id LIMIT ?";
     struct db_val p[] = { DBV_INT(after), DBV_INT(before), DBV_INT(limit) };
-    return query_ids(c, SLOT_PU_WUS, sql, p, 3, limit, ids, n, "list workunits to purge");
+    return db_query_ids(c, SLOT_PU_WUS, sql, p, 3, limit, ids, n, "list workunits to purge");
 }
 
 int db_pu_rows(struct db_conn *c, int which, int wuid, db_text_row_fn row, void *ctx)
