@@ -20,7 +20,7 @@ top_builddir=${top_builddir:-$top_srcdir}
 FUZZ=$top_srcdir/test/fuzz
 OUT=$top_builddir/test/fuzz-build
 SECONDS_EACH=${FUZZ_SMOKE_SECONDS:-10}
-TARGETS="fuzz_sched_request fuzz_upload_request fuzz_config fuzz_batch_desc"
+TARGETS="fuzz_sched_request fuzz_upload_request fuzz_config fuzz_batch_desc fuzz_account_args"
 
 n=0
 failed=0
