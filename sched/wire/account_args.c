@@ -3,21 +3,11 @@
  * account web RPCs (see account_args.h).  Pure: no I/O.
  */
 #include "account_args.h"
+#include "text_util.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Decode the value v (n bytes) into out; returns length or -2. */
 static int decode(const char *v, size_t n, char *out, size_t cap)
@@ -31,8 +21,8 @@ static int decode(const char *v, size_t n, char *out, size_t cap)
             int h, l;
             if (i + 2 >= n)
                 return -2;
-            h = hexval(v[i + 1]);
-            l = hexval(v[i + 2]);
+            h = text_hexval(v[i + 1]);
+            l = text_hexval(v[i + 2]);
             if (h < 0 || l < 0)
                 return -2;
             c = (unsigned char)(h * 16 + l);
@@ -120,7 +110,7 @@ static int parse_credentials(const char *q, size_t len, struct acct_args *a,
         return ACCT_ERR_BAD_PASSWD;
     }
     for (i = 0; i < ACCT_HASH_LEN; i++) {
-        if (hexval(a->passwd_hash[i]) < 0) {
+        if (text_hexval(a->passwd_hash[i]) < 0) {
             snprintf(err, errlen, "passwd_hash is not 32 hex digits");
             return ACCT_ERR_BAD_PASSWD;
         }
