@@ -27,6 +27,22 @@ static int lookup(const char *q, struct acct_args *a)
     return acct_args_parse_lookup(q, strlen(q), a, err, sizeof err);
 }
 
+/* A create request ending in a field of max bytes is accepted; one byte
+ * more is refused with error over. */
+static void field_cap(const char *prefix, int max, int over, const char *what)
+{
+    static char q[ACCT_ARGS_MAX];
+    struct acct_args a;
+    size_t n = strlen(prefix);
+    memcpy(q, prefix, n);
+    memset(q + n, 'c', (size_t)max + 1);
+    q[n + (size_t)max] = '\0';
+    TAP_EQ_INT(create(q, &a), 0, "%s of %d bytes", what, max);
+    q[n + (size_t)max] = 'c';
+    q[n + (size_t)max + 1] = '\0';
+    TAP_EQ_INT(create(q, &a), over, "%s of %d bytes", what, max + 1);
+}
+
 int main(void)
 {
     struct acct_args a;
@@ -96,22 +112,14 @@ int main(void)
     TAP_EQ_INT(create("email_addr=a@b.c&passwd_hash=" HASH "&user_name=J%C3%BCrgen", &a), 0,
                "UTF-8 name");
     TAP_EQ_STR(a.user_name, "J\xc3\xbcrgen", "UTF-8 name kept");
-    strcpy(big, "email_addr=a@b.c&passwd_hash=" HASH "&user_name=");
-    for (i = 0; i < ACCT_NAME_MAX; i++)
-        strcat(big, "n");
-    TAP_EQ_INT(create(big, &a), 0, "name of 254 bytes");
-    strcat(big, "n");
-    TAP_EQ_INT(create(big, &a), ACCT_ERR_BAD_USER_NAME, "name of 255 bytes");
+    field_cap("email_addr=a@b.c&passwd_hash=" HASH "&user_name=", ACCT_NAME_MAX,
+              ACCT_ERR_BAD_USER_NAME, "user name");
 
     /* invitation code */
     TAP_EQ_INT(create("email_addr=a@b.c&passwd_hash=" HASH "&user_name=x&invite_code=a%20b", &a),
                ACCT_ERR_ATTACH_FAIL_INIT, "invite code with a space");
-    strcpy(big, "email_addr=a@b.c&passwd_hash=" HASH "&user_name=x&invite_code=");
-    for (i = 0; i < ACCT_INVITE_MAX; i++)
-        strcat(big, "c");
-    TAP_EQ_INT(create(big, &a), 0, "invite code of 64 bytes");
-    strcat(big, "c");
-    TAP_EQ_INT(create(big, &a), ACCT_ERR_ATTACH_FAIL_INIT, "invite code of 65 bytes");
+    field_cap("email_addr=a@b.c&passwd_hash=" HASH "&user_name=x&invite_code=", ACCT_INVITE_MAX,
+              ACCT_ERR_ATTACH_FAIL_INIT, "invitation code");
 
     /* whole-string cap */
     strcpy(big, "email_addr=a@b.c&passwd_hash=" HASH "&user_name=x&pad=");
