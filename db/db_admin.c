@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_account.h"
 #include "db_slots.h"
 
 enum {
-    S_USER = SLOT_ADMIN_FIRST, S_PLATFORM_GET, S_PLATFORM_INS, S_APP_GET, S_APP_INS,
+    S_USER = SLOT_ADMIN_FIRST,   /* unused: accounts are inserted by db_account.c */
+    S_PLATFORM_GET, S_PLATFORM_INS, S_APP_GET, S_APP_INS,
     S_AV_INS, S_AVF_INS, S_BATCH_INS, S_BATCH_STATE, S_FILE_INS, S_BJ_INS, S_WU_INS, S_RES_INS,
     S_CURSOR_INS, S_ACTIVE_HOSTS   /* must stay below SLOT_ADMIN_FIRST + 20 */
 };
@@ -22,14 +24,7 @@ static const char *nz(const char *s)
 int db_user_create(struct db_conn *c, const char *name, const char *email,
                    const char *authenticator, const unsigned char auth_hash[32], int now, int *id)
 {
-    static const char sql[] = "INSERT INTO user (create_time, email_addr, name, authenticator, "
-                              "auth_hash) VALUES (?, ?, ?, ?, ?)";
-    struct db_val p[] = { DBV_INT(now), DBV_STR(email), DBV_STR(name), DBV_STR(authenticator),
-                          DBV_BIN(auth_hash, 32) };
-    int r = db_exec(c, S_USER, sql, p, 5, NULL, "create account");
-    if (r == DB_OK)
-        *id = (int)db_insert_id(c, S_USER);
-    return r;
+    return db_account_create(c, name, email, authenticator, auth_hash, "", now, id);
 }
 
 static int get_id(struct db_conn *c, int slot, const char *sql, const char *name, int *id,

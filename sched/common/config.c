@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum cfg_type { CT_STR, CT_SECRET, CT_DIR, CT_INT, CT_BOOL, CT_DBL, CT_POLICY };
+enum cfg_type { CT_STR, CT_SECRET, CT_DIR, CT_INT, CT_BOOL, CT_DBL, CT_POLICY, CT_CREATION };
 
 struct cfg_key {
     const char *name;
@@ -172,6 +172,28 @@ static const struct cfg_key config_table[] = {
     { "purge_min_age_days", CT_DBL, OFF(purge_min_age_days), "7", 0, 36500,
       "db_purge archives and deletes workunits (and their results) assimilated, with "
       "their files deleted, at least this many days ago" },
+
+    { "account_creation", CT_CREATION, OFF(account_creation), "open", 0, 0,
+      "who may create an account through create_account.php (the BOINC Manager's "
+      "wizard): open (anyone), closed (no one; the administrator's create_account tool "
+      "still works), invitation (whoever gives invitation_code)" },
+    { "invitation_code", CT_SECRET, OFF(invitation_code), "", 0, 0,
+      "with account_creation = invitation, the code a volunteer must give (letters, "
+      "digits, '_', '.', '-'; at most 64)" },
+    { "min_passwd_length", CT_INT, OFF(min_passwd_length), "6", 1, 64,
+      "shortest password the BOINC Manager lets a volunteer choose (it checks it; the "
+      "server only sees the hash)" },
+    { "min_client_version", CT_INT, OFF(min_client_version), "0", 0, 9999999,
+      "oldest BOINC client the project config asks for, as MAJOR*10000 + MINOR*100 + "
+      "RELEASE (72000 for 7.20.0; 0: none)" },
+    { "create_account_limit", CT_INT, OFF(create_account_limit), "5", 0, 1000000,
+      "create_account requests answered per client address in account_rpc_window "
+      "(0: none; the others get error -199)" },
+    { "lookup_account_limit", CT_INT, OFF(lookup_account_limit), "30", 0, 1000000,
+      "lookup_account requests answered per client address in account_rpc_window "
+      "(0: none)" },
+    { "account_rpc_window", CT_INT, OFF(account_rpc_window), "3600", 1, 30 * 86400,
+      "seconds of the window of create_account_limit and lookup_account_limit" },
 };
 
 #define NKEYS (sizeof config_table / sizeof config_table[0])
@@ -234,6 +256,18 @@ static int set_value(struct config *cfg, const struct cfg_key *k, const char *va
     case CT_DIR:
         if (resolve_dir(field, CONFIG_STR_MAX, dir, value) < 0) {
             snprintf(why, whylen, "path of %s is too long", k->name);
+            return -1;
+        }
+        return 0;
+    case CT_CREATION:
+        if (strcmp(value, "open") == 0)
+            *(int *)field = ACCOUNT_CREATION_OPEN;
+        else if (strcmp(value, "closed") == 0)
+            *(int *)field = ACCOUNT_CREATION_CLOSED;
+        else if (strcmp(value, "invitation") == 0)
+            *(int *)field = ACCOUNT_CREATION_INVITATION;
+        else {
+            snprintf(why, whylen, "%s must be open, closed or invitation", k->name);
             return -1;
         }
         return 0;
@@ -375,6 +409,12 @@ int config_parse(struct config *cfg, const char *text, size_t len, const char *n
     }
     if (cfg->team_size_min > cfg->team_size_max)
         return set_error(err, errlen, name, 0, "team_size_min is larger than team_size_max");
+    if (cfg->account_creation == ACCOUNT_CREATION_INVITATION &&
+        (!cfg->invitation_code[0] || strlen(cfg->invitation_code) > 64 ||
+         strspn(cfg->invitation_code, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                      "0123456789_.-") != strlen(cfg->invitation_code)))
+        return set_error(err, errlen, name, 0, "account_creation = invitation needs an "
+                         "invitation_code of 1 to 64 letters, digits, '_', '.' or '-'");
     return 0;
 }
 
@@ -433,7 +473,8 @@ const char *config_locate(const char *explicit_path)
 void config_print_reference(FILE *out)
 {
     static const char *const type_names[] = { "text", "secret", "path", "integer",
-                                              "0 or 1", "number", "ws1 or ws2" };
+                                              "0 or 1", "number", "ws1 or ws2",
+                                              "open, closed or invitation" };
     size_t i;
     fprintf(out, "| name | type | default | range | meaning |\n|---|---|---|---|---|\n");
     for (i = 0; i < NKEYS; i++) {

@@ -91,6 +91,21 @@ struct config {
     int assimilate_tries;              /* failed command runs before giving up */
     char archive_dir[CONFIG_STR_MAX];  /* where the purge writes its archives */
     double purge_min_age_days;         /* rows assimilated this long ago are purged */
+
+    /* account web RPCs (sched/webrpc, doc/protocol.md) */
+    int account_creation;              /* enum account_creation */
+    char invitation_code[CONFIG_STR_MAX]; /* with ACCOUNT_CREATION_INVITATION */
+    int min_passwd_length;             /* told to the client, which checks it */
+    int min_client_version;            /* told to the client; 0: none */
+    int create_account_limit;          /* create_account requests per address per window */
+    int lookup_account_limit;          /* lookup_account requests per address per window */
+    int account_rpc_window;            /* seconds of the rate-limit window */
+};
+
+enum account_creation {
+    ACCOUNT_CREATION_OPEN = 0,
+    ACCOUNT_CREATION_CLOSED = 1,
+    ACCOUNT_CREATION_INVITATION = 2
 };
 
 /* 1 when a validator decides validity (validator is not "none"). */
