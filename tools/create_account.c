@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "db_account.h"
+#include "random_hex.h"
 #include "tool_common.h"
 
 static void usage(FILE *out)
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
             return 2;
         }
         snprintf(key, sizeof key, "%s", auth);
-    } else if (tool_random_hex(key, 16) < 0) {
+    } else if (random_hex(key, 16) < 0) {
         fprintf(stderr, "create_account: no random bytes available\n");
         return 1;
     }

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,17 +76,6 @@ int tool_copy_file(const char *prog, const char *src, const char *dst)
     if (rc < 0)
         unlink(dst);
     return rc;
-}
-
-int tool_random_hex(char *out, size_t nbytes)
-{
-    unsigned char raw[64];
-    size_t i;
-    if (nbytes > sizeof raw || RAND_bytes(raw, (int)nbytes) != 1)
-        return -1;
-    for (i = 0; i < nbytes; i++)
-        snprintf(out + 2 * i, 3, "%02x", raw[i]);
-    return 0;
 }
 
 int tool_parse_long(const char *s, long lo, long hi, long *out)

@@ -28,7 +28,4 @@ int tool_parse_double(const char *s, double lo, double hi, double *out);
 /* A batch (or other row) id: a positive decimal int, else 0. */
 int tool_parse_id(const char *s);
 
-/* Random lowercase hex string of 2*nbytes characters. */
-int tool_random_hex(char *out, size_t nbytes);
-
 #endif

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum cfg_type { CT_STR, CT_SECRET, CT_DIR, CT_INT, CT_BOOL, CT_DBL, CT_POLICY, CT_CREATION };
 
@@ -329,6 +330,17 @@ static void apply_defaults(struct config *cfg, const char *dir)
     char why[128];
     for (i = 0; i < NKEYS; i++)
         (void)set_value(cfg, &config_table[i], config_table[i].def, dir, why, sizeof why);
+}
+
+int config_project_stopped(const struct config *cfg)
+{
+    char path[CONFIG_STR_MAX + 32];
+    struct stat st;
+
+    if (cfg->project_is_down)
+        return 1;
+    snprintf(path, sizeof path, "%s/%s", cfg->config_dir, STOP_SCHED_FILE);
+    return stat(path, &st) == 0;
 }
 
 int config_validating(const struct config *cfg)

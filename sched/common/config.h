@@ -108,6 +108,15 @@ enum account_creation {
     ACCOUNT_CREATION_INVITATION = 2
 };
 
+/* The file that stops the project while it exists, next to the
+ * configuration file (BOINC's convention: made and removed without a
+ * restart). */
+#define STOP_SCHED_FILE "stop_sched"
+
+/* 1 when the administrator has stopped the project: project_is_down, or
+ * the file STOP_SCHED_FILE in config_dir (one stat() per call). */
+int config_project_stopped(const struct config *cfg);
+
 /* 1 when a validator decides validity (validator is not "none"). */
 int config_validating(const struct config *cfg);
 

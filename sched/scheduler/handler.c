@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "estimate.h"
@@ -629,20 +628,6 @@ static int tx_body(struct db_conn *c, void *varg)
 
 /* ---- entry point ---- */
 
-/* Has the administrator stopped the project?  The setting, or the file
- * STOP_SCHED_FILE next to the configuration (BOINC's convention: created
- * and removed without a restart; one stat() per request). */
-static int project_stopped(const struct sched_ctx *ctx)
-{
-    char path[CONFIG_STR_MAX + 32];
-    struct stat st;
-
-    if (ctx->cfg.project_is_down)
-        return 1;
-    snprintf(path, sizeof path, "%s/%s", ctx->cfg.config_dir, STOP_SCHED_FILE);
-    return stat(path, &st) == 0;
-}
-
 void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct buf *out,
                   struct sched_stats *stats)
 {
@@ -685,7 +670,7 @@ void sched_handle(struct sched_ctx *ctx, const char *body, size_t len, struct bu
            rs->auth_hash);
 
     /* stopped by the administrator: no database work at all */
-    if (project_stopped(ctx)) {
+    if (config_project_stopped(&ctx->cfg)) {
         reply_write_down(out, ctx, ctx->cfg.overload_request_delay);
         snprintf(stats->outcome, sizeof stats->outcome, "down");
         log_info("request answered 'project is down' (project_is_down or %s)", STOP_SCHED_FILE);

@@ -123,10 +123,8 @@ struct request_state {
 };
 
 /* What happened, for tests, logs and benchmarks. */
-/* A file of this name next to the configuration stops the project: every
- * request is answered <project_is_down/> (doc/admin-guide.md). */
-#define STOP_SCHED_FILE "stop_sched"
-
+/* STOP_SCHED_FILE (config.h) next to the configuration stops the project:
+ * every request is answered <project_is_down/> (doc/admin-guide.md). */
 struct sched_stats {
     int jobs_sent;
     int results_reported;

@@ -64,45 +64,34 @@ static int run_once(struct sched_ctx *ctx)
     return strcmp(st.outcome, "ok") == 0 ? 0 : 1;
 }
 
-static void serve(struct sched_ctx *ctx)
+/* One request under FastCGI: the reply goes into out (fcgi_serve_xml). */
+static void handle_request(FCGX_Request *request, struct buf *out, void *arg)
 {
-    FCGX_Request request;
-    struct buf out;
+    struct sched_ctx *ctx = arg;
+    struct sched_stats st;
+    char *body = NULL;
+    size_t len = 0;
+    const char *method = FCGX_GetParam("REQUEST_METHOD", request->envp);
+    int r;
 
-    FCGX_Init();
-    FCGX_InitRequest(&request, 0, 0);
-    buf_init(&out);
-    while (FCGX_Accept_r(&request) >= 0) {
-        struct sched_stats st;
-        char *body = NULL;
-        size_t len = 0;
-        const char *method = FCGX_GetParam("REQUEST_METHOD", request.envp);
-        int r;
-
-        if (!method || strcmp(method, "POST") != 0) {
-            reply_write_error(&out, ctx,
-                              "This is a BOINC project's scheduler: attach to the project "
-                              "with a BOINC client.", ctx->cfg.min_request_delay);
-            fcgi_write_xml(request.out, out.p, out.len);
-            FCGX_Finish_r(&request);
-            continue;
-        }
-        r = fcgi_read_body(request.in, request.envp, LIM_REQUEST_BYTES, &body, &len);
-        if (r == FIO_ERR_TOO_BIG) {
-            log_warn("request body over %d bytes refused", LIM_REQUEST_BYTES);
-            reply_write_error(&out, ctx, "Scheduler request too large.", 3600);
-        } else if (r != FIO_OK) {
-            log_warn("could not read request body: %s", fio_strerror(r));
-            reply_write_error(&out, ctx, "The scheduler could not read this request.",
-                              ctx->cfg.min_request_delay > 60 ? ctx->cfg.min_request_delay : 60);
-        } else {
-            sched_handle(ctx, body, len, &out, &st);
-        }
-        free(body);
-        fcgi_write_xml(request.out, out.p, out.len);
-        FCGX_Finish_r(&request);
+    if (!method || strcmp(method, "POST") != 0) {
+        reply_write_error(out, ctx,
+                          "This is a BOINC project's scheduler: attach to the project "
+                          "with a BOINC client.", ctx->cfg.min_request_delay);
+        return;
     }
-    buf_free(&out);
+    r = fcgi_read_body(request->in, request->envp, LIM_REQUEST_BYTES, &body, &len);
+    if (r == FIO_ERR_TOO_BIG) {
+        log_warn("request body over %d bytes refused", LIM_REQUEST_BYTES);
+        reply_write_error(out, ctx, "Scheduler request too large.", 3600);
+    } else if (r != FIO_OK) {
+        log_warn("could not read request body: %s", fio_strerror(r));
+        reply_write_error(out, ctx, "The scheduler could not read this request.",
+                          ctx->cfg.min_request_delay > 60 ? ctx->cfg.min_request_delay : 60);
+    } else {
+        sched_handle(ctx, body, len, out, &st);
+    }
+    free(body);
 }
 
 int main(int argc, char **argv)
@@ -154,7 +143,7 @@ int main(int argc, char **argv)
     if (once)
         i = run_once(ctx);
     else {
-        serve(ctx);
+        fcgi_serve_xml(handle_request, ctx);
         i = 0;
     }
     sched_ctx_free(ctx);

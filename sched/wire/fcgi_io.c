@@ -215,3 +215,20 @@ int fcgi_write_xml(FCGX_Stream *out, const char *body, size_t len)
 {
     return fcgi_write_response(out, 200, "OK", "text/xml", body, len);
 }
+
+void fcgi_serve_xml(fcgi_xml_handler handle, void *arg)
+{
+    FCGX_Request request;
+    struct buf out;
+
+    FCGX_Init();
+    FCGX_InitRequest(&request, 0, 0);
+    buf_init(&out);
+    while (FCGX_Accept_r(&request) >= 0) {
+        buf_reset(&out);
+        handle(&request, &out, arg);
+        fcgi_write_xml(request.out, out.p ? out.p : "", out.len);
+        FCGX_Finish_r(&request);
+    }
+    buf_free(&out);
+}

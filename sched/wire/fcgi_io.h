@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <fcgiapp.h>
 
+#include "buf.h"
+
 enum fio_err {
     FIO_OK = 0,
     FIO_ERR_ARG = -1,      /* bad argument */
@@ -78,5 +80,15 @@ int fcgi_write_response(FCGX_Stream *out, int status, const char *reason,
 
 /* fcgi_write_response(out, 200, "OK", "text/xml", body, len). */
 int fcgi_write_xml(FCGX_Stream *out, const char *body, size_t len);
+
+/*
+ * The FastCGI loop of a program whose every reply is HTTP 200 with XML
+ * (the scheduler, webrpc): for each request, empty out, call
+ * handle(request, out, arg), which reads the request and writes the reply
+ * into out, send out with fcgi_write_xml and finish the request.  Returns
+ * when the web server stops accepting (the process is to exit).
+ */
+typedef void (*fcgi_xml_handler)(FCGX_Request *request, struct buf *out, void *arg);
+void fcgi_serve_xml(fcgi_xml_handler handle, void *arg);
 
 #endif /* LOCSCHED_FCGI_IO_H */

@@ -20,7 +20,8 @@
 #                          of the jobs in JOBS_FILE: BATCH, BATCHID
 #   e2e_daemons            the sandbox's daemons if they run, else ours
 #   e2e_client NCPUS       start demo_client --no-setup: demo_pid, PORT; bc
-#                          runs boinccmd against it
+#                          runs boinccmd against it; attached with AUTH,
+#                          or not attached when AUTH is empty
 #   e2e_client_stop        stop demo_client (and so the client): CPID
 # shellcheck shell=bash
 
@@ -212,10 +213,12 @@ e2e_daemons() {
     done
 }
 
-# e2e_client NCPUS: the client through demo_client --no-setup
+# e2e_client NCPUS: the client through demo_client --no-setup (--no-attach
+# without AUTH)
 e2e_client() {
-    local i
-    "$DEMO_CLIENT" --no-setup --client-dir "$CLIENT" --auth "$AUTH" --ncpus "$1" \
+    local i attach=(--auth "${AUTH:-}")
+    [ -n "${AUTH:-}" ] || attach=(--no-attach)
+    "$DEMO_CLIENT" --no-setup --client-dir "$CLIENT" "${attach[@]}" --ncpus "$1" \
         --timeout "$(left)" >"$E2E/demo_client.out" 2>&1 </dev/null &
     demo_pid=$!
     for ((i = 0; i < 300; i++)); do

@@ -23,6 +23,7 @@ sched/policy    | sched/common sched/policy                             | ^(mysq
 sched/wire      | sched/common sched/wire                               | ^(mysql\.h|errmsg\.h|mysqld_error\.h|curl/)
 sched/scheduler | sched/common sched/policy sched/wire sched/scheduler db | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|curl/)
 sched/upload    | sched/common sched/wire sched/upload                  | ^(mysql\.h|errmsg\.h|mysqld_error\.h|curl/)
+sched/webrpc    | sched/common sched/wire sched/webrpc db               | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|curl/)
 db              | db                                                    | ^(libxml/|fcgiapp\.h|fcgi_stdio\.h|openssl/|curl/)
 daemons         | sched/common sched/policy db daemons                  | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|fcgiapp\.h|fcgi_stdio\.h|curl/)
 tools           | sched/common sched/policy db tools                    | ^(mysql\.h|errmsg\.h|mysqld_error\.h|libxml/|fcgiapp\.h|fcgi_stdio\.h)
@@ -87,8 +88,8 @@ check "no include crosses a forbidden line in the source tree" eq "$status" 0
 # ---------------------------------------------------------------- a bad copy
 scratch=$(mktemp -d -t locsched-include-rules.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-for d in sched/common sched/policy sched/wire sched/scheduler sched/upload db daemons tools \
-         tools/loadtest; do
+for d in sched/common sched/policy sched/wire sched/scheduler sched/upload sched/webrpc db \
+         daemons tools tools/loadtest; do
     mkdir -p "$scratch/$d"
     cp "$top_srcdir/$d"/*.[ch] "$scratch/$d/"
 done
@@ -107,6 +108,7 @@ plant tools/create_batch.c '#include "sched_request.h"'
 plant daemons/transitioner.c '#include "reply_build.h"'
 plant sched/upload/file_upload_handler.c '#include "db_sched.h"'
 plant sched/scheduler/handler.c '#include "no_such_header.h"'
+plant sched/webrpc/webrpc_logic.c '#include "edf.h"'
 out=$(check_tree "$scratch") && status=0 || status=$?
 printf '%s\n' "$out" | sed 's/^/#   /'
 check "the planted includes make the check fail" eq "$status" 1
@@ -132,6 +134,8 @@ check "the upload handler including the data layer is reported" \
     expect 'sched/upload/file_upload_handler.c: includes "db_sched.h" of db'
 check "a header that no part holds is reported" \
     expect 'sched/scheduler/handler.c: includes "no_such_header.h", which no part holds'
-check "nothing else is reported" eq "$(grep -c . <<<"$out")" 10
+check "the account RPCs including the scheduling policy is reported" \
+    expect 'sched/webrpc/webrpc_logic.c: includes "edf.h" of sched/policy'
+check "nothing else is reported" eq "$(grep -c . <<<"$out")" 11
 
 tap_done
