@@ -102,6 +102,7 @@ void tl_decide(const struct tl_wu *wu, const struct tl_result *res, int n, int n
         d->need_validate = 1;          /* a late success: compared with the canonical one */
     d->finished = d->canonical_resultid != 0 || d->error_mask != 0;
     d->newly_finished = d->finished && !was_finished;
+    d->progressed = d->newly_finished || (wu->validating && d->finished && !d->need_validate);
     if (d->finished) {
         for (i = 0; i < n; i++) {
             if (res[i].server_state == RS_UNSENT || res[i].server_state == RS_INACTIVE) {

@@ -40,7 +40,11 @@
  *   - more than max_success_results successes without a canonical
  *     result set TOO_MANY_SUCCESS (the application may not be
  *     deterministic); the validator raises target_nresults when the
- *     successes disagree, so the rule above sends one more replica.
+ *     successes disagree, so the rule above sends one more replica;
+ *   - the validator, not this function, finishes a workunit with its
+ *     canonical result: a finished workunit that is not (again) waiting
+ *     for validation is "progressed", so that the transitioner
+ *     recomputes its cursor or batch (newly_finished stays 0 there).
  */
 #ifndef LOCSCHED_TRANSITION_LOGIC_H
 #define LOCSCHED_TRANSITION_LOGIC_H
@@ -99,6 +103,9 @@ struct tl_decision {
     int error_mask;           /* after the decision */
     int finished;             /* canonical result or error after the decision */
     int newly_finished;       /* finished now, not before */
+    int progressed;           /* the cursor's or batch's progress may have moved:
+                               * newly finished, or (validating) finished by the
+                               * validator, which hands the workunit back here */
     int nnew;                 /* new results to create (UNSENT) */
     int need_validate;        /* validating: hand the workunit to the validator */
     int ntimeout, ngrant, ndidnt_need;

@@ -11,7 +11,8 @@
  *      decision written: timeouts, credit to results, hosts and users,
  *      unsent leftovers cancelled, new results, canonical result or error,
  *      transition_time = never (until the next report or deadline);
- *   2. the cursors of workunits that finished: first_unfinished_job_num
+ *   2. the cursors of workunits that finished (here, or with a validator
+ *      by the validator, which hands them back): first_unfinished_job_num
  *      advances past finished jobs and remaining_credit is recomputed from
  *      the unfinished jobs (one transaction per cursor, after the
  *      workunits' commits, so that concurrent transitioners' finishes are
@@ -257,7 +258,7 @@ static int transition_wu(struct daemon *d, struct tr_state *s, int wuid)
     if (!t->found)
         return 0;
     log_decision(t);
-    if (t->dec.newly_finished) {
+    if (t->dec.progressed) {
         if (t->wu.cursor_id > 0)
             r = idset_add(&s->cursors, t->wu.cursor_id);
         else

@@ -187,6 +187,8 @@ int main(void)
         TAP_EQ_INT(d.error_mask, c->want_error, "%s: error mask", c->name);
         TAP_EQ_INT(d.nnew, c->want_new, "%s: new results", c->name);
         TAP_EQ_INT(d.newly_finished, c->want_newly_finished, "%s: finished now", c->name);
+        TAP_EQ_INT(d.progressed, c->want_newly_finished, "%s: progress only when finished now",
+                   c->name);
         TAP_EQ_INT(d.finished, c->want_canonical != 0 || c->want_error != 0,
                    "%s: finished after", c->name);
     }

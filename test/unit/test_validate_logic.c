@@ -162,6 +162,14 @@ static void test_transitioner(void)
     tl(2, 2, 6, 1, late, 2, act, &d);
     TAP_EQ_INT(d.need_validate, 1, "late success after the canonical: need_validate");
     TAP_EQ_INT(d.ngrant, 0, "late success: no credit before validation");
+    TAP_EQ_INT(d.progressed, 0, "late success: cursor not recomputed before validation");
+    late[1].validate_state = TL_VALIDATE_VALID;
+    tl(1, 1, 6, 1, late, 2, act, &d);
+    TAP_EQ_INT(d.newly_finished, 0, "handed back by the validator: not newly finished here");
+    TAP_EQ_INT(d.progressed, 1, "handed back by the validator: cursor or batch recomputed");
+    TAP_EQ_INT(d.need_validate, 0, "handed back by the validator: nothing to validate");
+    tl(2, 2, 6, 0, two, 2, act, &d);
+    TAP_EQ_INT(d.progressed, 0, "waiting for the validator: no progress");
 }
 
 int main(void)
