@@ -3,17 +3,21 @@
 # boinc_client_e2e.sh - the real BOINC client (Debian's boinc-client 7.20)
 # end to end against the suite's sandbox: attach, download the signed test
 # application and sticky input files, run jobs, upload outputs, report;
-# with a locality batch, the daemons generate the jobs, the transitioner
-# finishes them and advances the cursor, and the scheduler tells the client
-# to let go of the sticky files its cursor no longer needs.
+# with a locality batch, the daemons generate the jobs, the validator
+# (validator = identical) checks each output and picks the canonical
+# result, the transitioner finishes the jobs and advances the cursor, the
+# scheduler tells the client to let go of the sticky files its cursor no
+# longer needs, the assimilator copies the canonical outputs into the
+# batch's results folder and the file deleter empties the upload folder:
+# the batch ends assimilated.
 #
 # Needs the sandbox environment exported by test/run_suite (LOCSCHED_CONFIG,
 # MASTER_URL, PROJECT_DIR, SANDBOX_DIR, DB_SOCKET, DB_USER, DB_PASSWORD,
 # DB_NAME), top_srcdir and top_builddir (for the tools, the daemons and
 # test/app/locsched_test_app), and boinc, boinccmd, mariadb, md5sum.
 #
-# For the run it sets record_requests = 1 and no_work_request_delay = 10 in
-# the sandbox's locsched.conf (restored at the end; Apache is restarted
+# For the run it sets record_requests = 1, no_work_request_delay = 10 and
+# validator = identical in the sandbox's locsched.conf (restored at the end; Apache is restarted
 # gracefully both times), and it
 # retires the unsent work that earlier tests left in the shared database,
 # so that the client gets this test's jobs only.  The client runs through
@@ -47,6 +51,9 @@ e2e_set_conf record_requests 1
 # when a request gets no work (the client asks while its last jobs run),
 # the default 60-s request_delay would hold back those jobs' reports too
 e2e_set_conf no_work_request_delay 10
+# byte-identical outputs validate (the batch has replication 1, quorum 1:
+# each output is compared with itself, an unreadable one is invalid)
+e2e_set_conf validator identical
 e2e_graceful || bail "apache2 -k graceful failed for $AP_CONF"
 REC=$PROJECT_DIR/recorded
 ls "$REC" >"$W/recorded.before" 2>/dev/null
@@ -75,16 +82,21 @@ count_over() { sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND serve
 cursor_first_unfinished() {
     sql "SELECT COALESCE(MIN(first_unfinished_job_num), -1) FROM locality_cursor WHERE batch_id = $BATCHID"
 }
+# workunits of the batch assimilated, and results whose files are deleted
+count_assimilated() { sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID AND assimilate_state = 2"; }
+count_deleted() { sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND file_delete_state = 2"; }
 
 # wait until every job was reported (and, with locality, the cursor is
-# past the last job), with a bound
+# past the last job, every workunit assimilated and every result's files
+# deleted), with a bound
 timed_out=""
 last=0
 while :; do
     over=$(count_over)
-    cur=-1
-    [ "$LOCALITY" = 1 ] && cur=$(cursor_first_unfinished)
-    if [ "$over" = "$NJOBS" ] && { [ "$LOCALITY" = 0 ] || [ "$cur" = "$NJOBS" ]; }; then
+    cur=-1 assim=-1 deleted=-1
+    [ "$LOCALITY" = 1 ] && cur=$(cursor_first_unfinished) assim=$(count_assimilated) deleted=$(count_deleted)
+    if [ "$over" = "$NJOBS" ] &&
+        { [ "$LOCALITY" = 0 ] || { [ "$cur" = "$NJOBS" ] && [ "$assim" = "$NJOBS" ] && [ "$deleted" = "$NJOBS" ]; }; }; then
         break
     fi
     if ! kill -0 "$demo_pid" 2>/dev/null; then
@@ -92,12 +104,12 @@ while :; do
         break
     fi
     if [ "$(left)" -le 40 ]; then
-        timed_out="not done after $(elapsed) s: $over of $NJOBS results reported, cursor at job $cur"
+        timed_out="not done after $(elapsed) s: $over of $NJOBS results reported, cursor at job $cur, $assim assimilated, $deleted deleted"
         break
     fi
     if [ $(($(date +%s) - last)) -ge 15 ]; then
         last=$(date +%s)
-        echo "# [$(elapsed) s] $over of $NJOBS results reported; cursor first unfinished job $cur; client: $(grep -c 'Computation for task' "$LOG") computed, $(grep -c 'Finished upload' "$LOG") uploaded, $(grep -c 'got ack for task' "$LOG") acknowledged"
+        echo "# [$(elapsed) s] $over of $NJOBS results reported; cursor first unfinished job $cur; $assim assimilated, files of $deleted deleted; client: $(grep -c 'Computation for task' "$LOG") computed, $(grep -c 'Finished upload' "$LOG") uploaded, $(grep -c 'got ack for task' "$LOG") acknowledged"
     fi
     sleep 2
 done
@@ -148,8 +160,20 @@ check "the results carry the client's CPU and elapsed times" \
 if [ "$LOCALITY" = 1 ]; then
     check "the work generator made one workunit per job" \
         eq "$(sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID")" "$NJOBS"
-    check "the transitioner finished every workunit (canonical result)" \
-        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID AND canonical_resultid <> 0")" "$NJOBS"
+    check "the validator chose every workunit's canonical result: its own, VALID" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit w JOIN result r ON r.id = w.canonical_resultid
+                   WHERE w.batch = $BATCHID AND r.workunitid = w.id AND r.validate_state = 1")" "$NJOBS"
+    check "every result of the batch is VALID (validate_state 1), none left to validate" \
+        eq "$(sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND validate_state = 1")" "$NJOBS"
+    check "no workunit of the batch waits for the validator" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID AND need_validate <> 0")" 0
+    check "each valid result got credit, the host and the account exactly their sum" \
+        eq "$(sql "SELECT CONCAT_WS(' ',
+                     (SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND granted_credit > 0),
+                     (SELECT ABS(h.total_credit - SUM(r.granted_credit)) < 1e-6 FROM result r
+                      JOIN host h ON h.id = r.hostid WHERE r.batch = $BATCHID GROUP BY h.id),
+                     (SELECT ABS(u.total_credit - SUM(r.granted_credit)) < 1e-6 FROM result r
+                      JOIN user u ON u.id = r.userid WHERE r.batch = $BATCHID GROUP BY u.id))")" "$NJOBS 1 1"
     check "the transitioner advanced the cursor past the last job" \
         eq "$(cursor_first_unfinished)" "$NJOBS"
     check "the batch is COMPLETE" eq "$(sql "SELECT state FROM batch WHERE id = $BATCHID")" 2
@@ -158,50 +182,56 @@ if [ "$LOCALITY" = 1 ]; then
                    WHERE c.batch_id = $BATCHID AND bh.host_id = '$HOSTID'")" 1
 fi
 
-# ---------------------------------------------------------------- uploads
-# each output holds "in_K NBYTES MD5" for the job's two inputs, "files 2"
+# ---------------------------------------------------------------- outputs
+# each output holds "in_K NBYTES MD5" for the job's two inputs, "files 2";
+# with locality the assimilator has copied each canonical output into
+# results/BATCH/WU_0 and the file deleter has removed it from upload/,
+# in the plain flow (no daemons) it stays in upload/RESULT_0
 bad_out=0
 for ((j = 0; j < NJOBS; j++)); do
-    rname=$(sql "SELECT name FROM result WHERE batch = $BATCHID AND job_num = $j LIMIT 1")
-    out=$PROJECT_DIR/upload/${rname}_0
+    if [ "$LOCALITY" = 1 ]; then
+        wname=$(sql "SELECT name FROM workunit WHERE batch = $BATCHID AND job_num = $j LIMIT 1")
+        out=$PROJECT_DIR/results/$BATCH/${wname}_0
+        [ -n "$wname" ] || out=""
+    else
+        rname=$(sql "SELECT name FROM result WHERE batch = $BATCHID AND job_num = $j LIMIT 1")
+        out=$PROJECT_DIR/upload/${rname}_0
+        [ -n "$rname" ] || out=""
+    fi
     want=""
     for k in 0 1; do
         f=$W/${BATCH}_in$((j / 3 + k))
         want+="in_$k $(wc -c <"$f" | tr -d ' ') $(md5sum "$f" | cut -c1-32)"$'\n'
     done
     want+="files 2"
-    if [ -z "$rname" ] || [ ! -f "$out" ] || [ "$(cat "$out")" != "$want" ]; then
+    if [ -z "$out" ] || [ ! -f "$out" ] || [ "$(cat "$out")" != "$want" ]; then
         bad_out=$((bad_out + 1))
         [ "$bad_out" -le 3 ] && echo "#   job $j: ${out}: $(head -c 300 "$out" 2>/dev/null | tr '\n' '|') (want: ${want//$'\n'/|})"
     fi
 done
-check "each job's output in upload/ fits its own input files" eq "$bad_out" 0
+if [ "$LOCALITY" = 1 ]; then
+    check "each job's canonical output in results/$BATCH/ fits its own input files" eq "$bad_out" 0
+else
+    check "each job's output in upload/ fits its own input files" eq "$bad_out" 0
+fi
 
 # ---------------------------------------------------------------- assimilation
-# the assimilator copies each canonical output into results/BATCH/WU_0,
-# then the file deleter empties the upload folder of the batch's outputs
+# the batch ends assimilated: validated, handed over, its files deleted
 if [ "$LOCALITY" = 1 ]; then
-    "$top_builddir/daemons/assimilator" --config "$LOCSCHED_CONFIG" --one-pass \
-        >"$E2E/assimilator.log" 2>&1 </dev/null
-    check "assimilator --one-pass" eq "$?" 0
-    check "every workunit of the batch is assimilated" \
-        eq "$(sql "SELECT COUNT(*) FROM workunit WHERE batch = $BATCHID AND assimilate_state = 2")" "$NJOBS"
-    bad_copy=0
-    while IFS=$'\t' read -r wname rname; do
-        cmp -s "$PROJECT_DIR/upload/${rname}_0" "$PROJECT_DIR/results/$BATCH/${wname}_0" ||
-            bad_copy=$((bad_copy + 1))
-    done < <(sql "SELECT w.name, r.name FROM workunit w JOIN result r ON r.id = w.canonical_resultid
-                  WHERE w.batch = $BATCHID")
-    check "each canonical output is in results/$BATCH/, the same bytes" eq "$bad_copy" 0
-    check "results/$BATCH/ holds one file per job" \
-        eq "$(find "$PROJECT_DIR/results/$BATCH" -type f | wc -l)" "$NJOBS"
-    "$top_builddir/daemons/file_deleter" --config "$LOCSCHED_CONFIG" --one-pass \
-        >"$E2E/file_deleter.log" 2>&1 </dev/null
-    check "file_deleter --one-pass" eq "$?" 0
+    check "every workunit of the batch is assimilated (assimilate_state 2)" \
+        eq "$(count_assimilated)" "$NJOBS"
+    check "results/$BATCH/ holds one file per job, nothing else" \
+        eq "$(find "$PROJECT_DIR/results/$BATCH" -mindepth 1 | wc -l)" "$NJOBS"
     check "the upload folder holds no output of the batch" \
         eq "$(find "$PROJECT_DIR/upload" -name "${BATCH}_*" | wc -l)" 0
-    check "every result's files are marked deleted" \
-        eq "$(sql "SELECT COUNT(*) FROM result WHERE batch = $BATCHID AND file_delete_state = 2")" "$NJOBS"
+    check "every result's files are marked deleted (file_delete_state 2)" \
+        eq "$(count_deleted)" "$NJOBS"
+    # with our own validator (not the sandbox's), its log says it did it
+    if [ -f "$E2E/validator.log" ]; then
+        check "validator log: at least $NJOBS workunits validated" le "$NJOBS" \
+            "$(sed -n 's/.*pass: \([0-9]*\) workunits validated.*/\1/p' "$E2E/validator.log" |
+               awk '{s += $1} END {print s + 0}')"
+    fi
 fi
 
 # ---------------------------------------------------------------- client

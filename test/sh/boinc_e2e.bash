@@ -18,7 +18,9 @@
 #   e2e_batch NAME NFILES JOBS_FILE [create_batch options]
 #                          NFILES random input files NAME_in0.. and a batch
 #                          of the jobs in JOBS_FILE: BATCH, BATCHID
-#   e2e_daemons            the sandbox's daemons if they run, else ours
+#   e2e_daemons            the sandbox's daemons if they run, else ours: the
+#                          locality ones, the validator (idle with validator =
+#                          none), the assimilator and the file deleter
 #   e2e_client NCPUS       start demo_client --no-setup: demo_pid, PORT; bc
 #                          runs boinccmd against it; attached with AUTH,
 #                          or not attached when AUTH is empty
@@ -30,7 +32,7 @@ BUDGET=${E2E_BUDGET:-270}
 gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e "/proc/$1" ]; }
 elapsed() { echo $(($(date +%s) - t0)); }
 left() { echo $((t0 + BUDGET - $(date +%s))); }
-DAEMONS=(work_generator transitioner locality_daemon)
+DAEMONS=(work_generator transitioner locality_daemon validator assimilator file_deleter)
 
 e2e_init() {
     local v c t old
