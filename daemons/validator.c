@@ -16,7 +16,9 @@
  *   3. in one transaction, the workunit and its results locked and
  *      checked unchanged since step 1 (else the next pass redoes it):
  *      validate_state of each result (bad ones also outcome
- *      VALIDATE_ERROR), credit to the valid ones, their hosts and users,
+ *      VALIDATE_ERROR), the standing of the hosts of the results judged now
+ *      (daily quota, consecutive_valid, error_rate: host_quota.h), credit
+ *      to the valid ones, their hosts and users,
  *      the canonical result, target_nresults raised when they disagree,
  *      need_validate cleared and transition_time now, so that the
  *      transitioner sends another replica, cancels unsent ones or marks
@@ -36,6 +38,7 @@
 #include "db_daemon.h"
 #include "db_validate.h"
 #include "grant.h"
+#include "host_quota.h"
 #include "log.h"
 #include "transition_logic.h"
 #include "validate_logic.h"
@@ -141,6 +144,57 @@ static const struct db_tr_result *find_locked(const struct va_wu_work *w, int id
     return NULL;
 }
 
+/*
+ * The hosts of the results judged in this pass (from INIT or INCONCLUSIVE
+ * to VALID or INVALID): each one's daily quota falls on an invalid result
+ * and climbs back on a valid one (host_quota.h).  Hosts are locked in id
+ * order, before grant_results locks those of the valid ones again (in the
+ * same order), so that concurrent validators do not deadlock.
+ */
+static int judge_hosts(struct db_conn *c, struct va_wu_work *w)
+{
+    int order[VA_MAX_RESULTS], bad[VA_MAX_RESULTS];
+    int i, j, n = 0, r, project = w->d->cfg.daily_result_quota;
+
+    for (i = 0; i < w->n; i++) {
+        int before = w->res[i].validate_state, after = w->state[i];
+        if (before != TL_VALIDATE_INIT && before != TL_VALIDATE_INCONCLUSIVE)
+            continue;
+        if ((after != TL_VALIDATE_VALID && after != TL_VALIDATE_INVALID) ||
+            w->res[i].hostid <= 0)
+            continue;
+        for (j = n; j > 0 && w->res[order[j - 1]].hostid > w->res[i].hostid; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+        n++;
+    }
+    for (j = 0; j < n; j++)
+        bad[j] = w->state[order[j]] == TL_VALIDATE_INVALID;
+    for (j = 0; j < n; j++) {
+        const struct db_va_result *x = &w->res[order[j]];
+        struct db_host_quota q;
+        int old;
+        r = db_va_host_quota_lock(c, x->hostid, &q);
+        if (r == DB_NOTFOUND)
+            continue;
+        if (r != DB_OK)
+            return r;
+        old = hq_per_cpu(q.max_results_day, project);
+        q.max_results_day = bad[j] ? hq_after_bad(q.max_results_day, project)
+                                   : hq_after_valid(q.max_results_day, project);
+        q.consecutive_valid = bad[j] ? 0 : q.consecutive_valid + 1;
+        q.error_rate = hq_error_rate(q.error_rate, bad[j]);
+        r = db_va_host_quota_set(c, x->hostid, &q);
+        if (r != DB_OK)
+            return r;
+        if (bad[j])
+            log_info("[wu#%d] [result#%d] [host#%d] invalid: daily quota %d -> %d per CPU, "
+                     "error rate %.3f", w->wuid, x->id, x->hostid, old,
+                     hq_per_cpu(q.max_results_day, project), q.error_rate);
+    }
+    return DB_OK;
+}
+
 static int write_body(struct db_conn *c, void *arg)
 {
     struct va_wu_work *w = arg;
@@ -179,6 +233,8 @@ static int write_body(struct db_conn *c, void *arg)
         if (r != DB_OK)
             return r;
     }
+    if ((r = judge_hosts(c, w)) != DB_OK)
+        return r;
     if (nsel && (r = grant_results(c, w->wuid, w->sel, nsel, credit, (double)w->d->now,
                                    w->d->cfg.credit_half_life)) != DB_OK)
         return r;

@@ -17,6 +17,8 @@ enum {
     SLOT_VA_RESULT_SET,
     SLOT_VA_WU_DONE,
     SLOT_VA_BATCH_COUNTS,
+    SLOT_VA_HOST_LOCK,
+    SLOT_VA_HOST_SET,
     SLOT_VA_END
 };
 _Static_assert((int)SLOT_VA_END <= (int)SLOT_ASSIM_FIRST, "validator slots fit 176..191");
@@ -32,7 +34,7 @@ int db_va_need_validate(struct db_conn *c, int wuid)
 
 int db_va_list(struct db_conn *c, int mod_n, int mod_i, int after, int limit, int *ids, int *n)
 {
-    /* no index on need_validate yet: MariaDB walks the primary key */
+    /* the index (need_validate, id) of schema 014 */
     static const char sql[] =
         "SELECT id FROM workunit WHERE need_validate = 1 AND id > ? AND MOD(id, ?) = ? "
         "ORDER BY id LIMIT ?";
@@ -138,4 +140,36 @@ int db_va_batch_counts(struct db_conn *c, int batch_id, struct db_va_counts *k)
     memset(k, 0, sizeof *k);
     snprintf(what, sizeof what, "count validation states of [batch#%d]", batch_id);
     return db_query(c, SLOT_VA_BATCH_COUNTS, sql, p, 1, cols, 4, NULL, NULL, NULL, what);
+}
+
+int db_va_host_quota_lock(struct db_conn *c, int hostid, struct db_host_quota *q)
+{
+    static const char sql[] =
+        "SELECT max_results_day, consecutive_valid, error_rate FROM host WHERE id = ? "
+        "FOR UPDATE";
+    struct db_val p[] = { DBV_INT(hostid) };
+    struct db_val cols[] = { DBV_INT(q->max_results_day), DBV_INT(q->consecutive_valid),
+                             DBV_DBL(q->error_rate) };
+    char what[64];
+    long nrows = 0;
+    int r;
+    memset(q, 0, sizeof *q);
+    snprintf(what, sizeof what, "lock the quota of [host#%d]", hostid);
+    r = db_query(c, SLOT_VA_HOST_LOCK, sql, p, 1, cols, 3, NULL, NULL, &nrows, what);
+    if (r == DB_OK && nrows == 0)
+        return DB_NOTFOUND;
+    return r;
+}
+
+int db_va_host_quota_set(struct db_conn *c, int hostid, const struct db_host_quota *q)
+{
+    static const char sql[] =
+        "UPDATE host SET max_results_day = ?, consecutive_valid = ?, error_rate = ? "
+        "WHERE id = ?";
+    struct db_host_quota v = *q;
+    struct db_val p[] = { DBV_INT(v.max_results_day), DBV_INT(v.consecutive_valid),
+                          DBV_DBL(v.error_rate), DBV_INT(hostid) };
+    char what[64];
+    snprintf(what, sizeof what, "store the quota of [host#%d]", hostid);
+    return db_exec(c, SLOT_VA_HOST_SET, sql, p, 4, NULL, what);
 }

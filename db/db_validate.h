@@ -53,6 +53,20 @@ int db_va_result_set(struct db_conn *c, int result_id, int validate_state, int b
 int db_va_wu_done(struct db_conn *c, int wuid, int canonical_resultid, double canonical_credit,
                   int target, int now);
 
+/* A host's standing with the validator (schema 014, sched/policy/host_quota.h). */
+struct db_host_quota {
+    int max_results_day;       /* jobs per CPU per day; 0: the project's */
+    int consecutive_valid;
+    double error_rate;
+};
+
+/* In the caller's transaction: lock a host's row and read its standing;
+ * DB_NOTFOUND if the host is gone. */
+int db_va_host_quota_lock(struct db_conn *c, int hostid, struct db_host_quota *q);
+
+/* Write a host's standing (after db_va_host_quota_lock). */
+int db_va_host_quota_set(struct db_conn *c, int hostid, const struct db_host_quota *q);
+
 /* A batch's reported successes by validate_state (VALIDATE_ERROR
  * outcomes count as invalid), for batch_status. */
 struct db_va_counts {

@@ -155,6 +155,10 @@ static const struct cfg_key config_table[] = {
     { "validate_timeout", CT_INT, OFF(validate_timeout), "60", 1, 86400,
       "seconds the validator command may run before it is killed (the outputs count as "
       "not matching)" },
+    { "daily_result_quota", CT_INT, OFF(daily_result_quota), "200", 0, 1000000,
+      "jobs a host may get per CPU per day (BOINC's setting; 0: no quota). An invalid "
+      "result halves the host's own quota (host.max_results_day, at least 1), a valid "
+      "result doubles it back up to this" },
 
     { "results_dir", CT_DIR, OFF(results_dir), "results", 0, 0,
       "the assimilator copies each finished workunit's canonical outputs into "

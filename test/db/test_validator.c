@@ -13,7 +13,9 @@
  *   - the administrator's command: matching by its exit status, and a
  *     command that hangs (killed at validate_timeout, counted as no match,
  *     the daemon goes on);
- *   - batch_status's validation line.
+ *   - batch_status's validation line;
+ *   - the hosts' daily quota: halved per invalid result, back to the
+ *     project's with valid ones.
  * Results are made successes by SQL (slots 140..159, the tests' own).
  */
 #include <errno.h>
@@ -120,6 +122,25 @@ static long long val(const char *sql, int param)
         bail("val", "more than 13 queries");
     seen[i] = sql;
     return tu_scalar(&ctx, 146 + i, sql, param);
+}
+
+/* A host's credit and standing in one query (the slots of val() are
+ * few): has credit, consecutive_valid (capped at 99), error_rate > 0.1
+ * and max_results_day. */
+struct standing {
+    int credited, consecutive_valid, erring, max_results_day;
+};
+static struct standing host_standing(int hostid)
+{
+    struct standing s;
+    long long v = val("SELECT (total_credit > 0) + 10 * LEAST(consecutive_valid, 99) + "
+                      "1000 * (error_rate > 0.1) + 10000 * max_results_day FROM host "
+                      "WHERE id = ?", hostid);
+    s.credited = (int)(v % 10);
+    s.consecutive_valid = (int)(v / 10 % 100);
+    s.erring = (int)(v / 1000 % 10);
+    s.max_results_day = (int)(v / 10000);
+    return s;
 }
 
 #define VSTATE(wu, k) val("SELECT validate_state FROM result WHERE id = ?", rid(wu, k))
@@ -279,7 +300,7 @@ int main(void)
     TAP_EQ_INT((int)VSTATE(wu[0], 0), 1, "agreeing: result 0 VALID");
     TAP_EQ_INT((int)VSTATE(wu[0], 1), 1, "agreeing: result 1 VALID");
     TAP_EQ_INT((int)CREDIT(wu[0], 1), 1, "agreeing: credit granted");
-    TAP_CHECK(val("SELECT total_credit > 0 FROM host WHERE id = ?", h_good) == 1,
+    TAP_CHECK(host_standing(h_good).credited == 1,
               "agreeing: the host got credit");
     TAP_EQ_INT((int)val("SELECT assimilate_state FROM workunit WHERE id = ?", wu[0]), 1,
                "agreeing: ready to assimilate");
@@ -310,7 +331,7 @@ int main(void)
     TAP_EQ_INT((int)CREDIT(wu[1], 2), 1, "tie broken: credit for the third");
     TAP_EQ_INT((int)CANON(wu[2]), rid(wu[2], 0), "missing output: canonical after its "
                "replacement agreed");
-    TAP_EQ_INT((int)val("SELECT total_credit > 0 FROM host WHERE id = ?", h_bad), 0,
+    TAP_EQ_INT(host_standing(h_bad).credited, 0,
                "the host returning garbage earned nothing");
 
     /* outputs that never agree: replicas up to max_total_results (5),
@@ -340,6 +361,24 @@ int main(void)
     TAP_EQ_INT((int)CANON(wu[5]), rid(wu[5], 0), "quorum 3, three agree: canonical");
     TAP_EQ_INT((int)VSTATE(wu[5], 2), 2, "quorum 3: the odd one INVALID");
     TAP_EQ_INT((int)VSTATE(wu[5], 3), 1, "quorum 3: the fourth VALID");
+
+    /* ---- the hosts' standing (daily quota, schema 014): the host that
+     * returned garbage had 3 invalid results (wu 2's missing output, wu
+     * 1's garbage, wu 5's odd one): its quota per CPU halved three times
+     * from the project's 200; the good host had one (wu 3's output over
+     * its cap) and climbed back to the project's (stored 0) with the
+     * valid ones after it */
+    {
+        struct standing b = host_standing(h_bad), g = host_standing(h_good);
+        TAP_EQ_INT(b.max_results_day, 25, "garbage host: daily quota per CPU 200 -> 100 -> 50 "
+                   "-> 25");
+        TAP_EQ_INT(b.consecutive_valid, 0, "garbage host: no consecutive valid results");
+        TAP_EQ_INT(b.erring, 1, "garbage host: its error rate rose");
+        TAP_EQ_INT(g.max_results_day, 0, "good host: back at the project's quota (0) after its "
+                   "valid results");
+        TAP_CHECK(g.consecutive_valid >= 3, "good host: consecutive valid results counted (%d)",
+                  g.consecutive_valid);
+    }
 
     /* ---- the administrator's command: cmp, then one that hangs */
     snprintf(script, sizeof script, "%s/hang.sh", dir);
