@@ -58,6 +58,7 @@ static const struct {
         SLOT_CHECK_WU_STUCK, 1, "find unfinished workunits nothing will move",
         IDS("SELECT w.id AS id FROM workunit w JOIN batch b ON b.id = w.batch "
             "WHERE b.state = 1 AND w.canonical_resultid = 0 AND w.error_mask = 0 "
+            "AND w.need_validate = 0 "
             "AND w.transition_time > ? AND NOT EXISTS (SELECT 1 FROM result r "
             "WHERE r.workunitid = w.id AND r.server_state IN (2, 4))") },
     [DBC_JOB_TWICE] = {
@@ -102,7 +103,24 @@ static const struct {
             "    < GREATEST(w.target_nresults, w.min_quorum) "
             "AND (SELECT COUNT(*) FROM result t WHERE t.workunitid = w.id) "
             "    < w.max_total_results") },
+    /* validation (doc/admin-guide.md, "Validation"): the transitioner
+     * without a validator, and the validator, mark a result VALID in the
+     * transaction that grants its credit and picks the canonical one */
+    [DBC_CREDIT_NOT_VALID] = {
+        SLOT_CHECK_CREDIT_NOT_VALID, 0, "find results with credit that are not valid",
+        IDS("SELECT id FROM result WHERE granted_credit > 0 AND validate_state <> 1") },
+    [DBC_VALIDATE_STATE] = {
+        SLOT_CHECK_VALIDATE_STATE, 0, "find results validated that are not successes",
+        IDS("SELECT id FROM result WHERE "
+            "(validate_state IN (1, 4) AND NOT (server_state = 5 AND outcome = 1)) "
+            "OR (validate_state = 2 AND NOT (server_state = 5 AND outcome IN (1, 6)))") },
+    [DBC_CANONICAL_NOT_VALID] = {
+        SLOT_CHECK_CANONICAL_NOT_VALID, 0, "find canonical results that are not valid",
+        IDS("SELECT w.id AS id FROM workunit w LEFT JOIN result r ON r.id = w.canonical_resultid "
+            "WHERE w.canonical_resultid <> 0 AND (r.id IS NULL OR r.workunitid <> w.id "
+            "OR r.server_state <> 5 OR r.outcome <> 1 OR r.validate_state <> 1)") },
 };
+_Static_assert((int)SLOT_CHECK_VA_END <= (int)SLOT_ASSIM_FIRST, "validation checks fit 186..191");
 
 int db_check_begin(struct db_conn *c)
 {

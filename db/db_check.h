@@ -42,6 +42,12 @@ enum db_check_id {
                               * flagged RF_HOST_LOST in progress, fewer live results
                               * than needed, room under max_total_results, and no
                               * transition due: the lost result was never replaced */
+    DBC_CREDIT_NOT_VALID,    /* results: granted credit, yet validate_state not VALID */
+    DBC_VALIDATE_STATE,      /* results: VALID or INCONCLUSIVE but not a reported
+                              * success, or INVALID but neither a success nor a
+                              * VALIDATE_ERROR */
+    DBC_CANONICAL_NOT_VALID, /* workunits: the canonical result is missing, of another
+                              * workunit, or not a VALID success */
     DBC_NCHECKS
 };
 

@@ -132,7 +132,13 @@ enum db_slot {
     SLOT_FL_SET,
     /* Ranges kept for parts being built in parallel; each part adds its
      * own names inside its range and a _Static_assert that they fit. */
-    SLOT_VALIDATE_FIRST = 176,   /* 176..191: validator (db_validate.c) */
+    SLOT_VALIDATE_FIRST = 176,   /* 176..185: validator (db_validate.c) */
+    /* invariant checker, validation states (db_check.c): 186..191 */
+    SLOT_CHECK_VA_FIRST = 186,
+    SLOT_CHECK_CREDIT_NOT_VALID = SLOT_CHECK_VA_FIRST,
+    SLOT_CHECK_VALIDATE_STATE,
+    SLOT_CHECK_CANONICAL_NOT_VALID,
+    SLOT_CHECK_VA_END,        /* must stay <= SLOT_ASSIM_FIRST */
     SLOT_ASSIM_FIRST = 192,      /* 192..207: assimilator, file deleter, purge */
     /* assimilator, file deleter, purge (db_assim.c) */
     SLOT_AS_LIST = SLOT_ASSIM_FIRST,

@@ -21,7 +21,7 @@ enum {
     SLOT_VA_HOST_SET,
     SLOT_VA_END
 };
-_Static_assert((int)SLOT_VA_END <= (int)SLOT_ASSIM_FIRST, "validator slots fit 176..191");
+_Static_assert((int)SLOT_VA_END <= (int)SLOT_CHECK_VA_FIRST, "validator slots fit 176..185");
 
 int db_va_need_validate(struct db_conn *c, int wuid)
 {

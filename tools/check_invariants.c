@@ -76,8 +76,9 @@ static const struct check_def defs[] = {
       "results whose userid is not the user of their host, which defeats the one-replica "
       "rule" },
     { "workunit_stuck", "no_job_lost", "workunit", DBC_WU_STUCK, -1,
-      "unfinished workunits of in-progress batches with no unsent or in-progress result "
-      "and a transition_time not yet due: nothing will ever move them" },
+      "unfinished workunits of in-progress batches with no unsent or in-progress result, "
+      "a transition_time not yet due and not waiting for the validator (need_validate): "
+      "nothing will ever move them" },
     { "job_generated_twice", "no_job_lost", "workunit", DBC_JOB_TWICE, -1,
       "workunits with the cursor and job number of an older workunit" },
     { "cursor_job_not_generated", "no_job_lost", "cursor", -1, CC_NOT_GENERATED,
@@ -115,6 +116,15 @@ static const struct check_def defs[] = {
       "unfinished workunits of in-progress batches whose result on a host presumed gone "
       "has no replacement (fewer live results than needed, room for more, no transition "
       "due)" },
+    { "credit_not_valid", "valid_credit", "result", DBC_CREDIT_NOT_VALID, -1,
+      "results with granted credit whose validate_state is not VALID (1): credit goes to "
+      "valid results only" },
+    { "validate_state_not_success", "valid_credit", "result", DBC_VALIDATE_STATE, -1,
+      "results VALID (1) or INCONCLUSIVE (4) that are not reported successes, or INVALID "
+      "(2) that are neither a success nor a VALIDATE_ERROR" },
+    { "canonical_not_valid", "valid_credit", "workunit", DBC_CANONICAL_NOT_VALID, -1,
+      "workunits whose canonical result is missing, of another workunit, or not a VALID "
+      "reported success" },
 };
 #define NDEFS ((int)(sizeof defs / sizeof defs[0]))
 

@@ -576,6 +576,59 @@ static void damage_tails(void)
     expect_clean("backups and lost hosts repaired");
 }
 
+/* Validation states: credit only to VALID results, VALID and INVALID only
+ * on reported results, a canonical result that is a VALID success of its
+ * own workunit; a workunit waiting for the validator is not stuck. */
+static void damage_validation(void)
+{
+    int wu = (int)SCALAR("SELECT IFNULL(MIN(id), 0) FROM workunit WHERE canonical_resultid <> ?",
+                         0);
+    int canon, other, r_ip, tt;
+
+    if (!TAP_CHECK(wu > 0, "a workunit with a canonical result (#%d)", wu))
+        return;
+    canon = (int)SCALAR("SELECT canonical_resultid FROM workunit WHERE id = ?", wu);
+    TAP_CHECK(SCALAR("SELECT granted_credit > 0 AND validate_state = 1 FROM result WHERE id = ?",
+                     canon) == 1, "its canonical result #%d is VALID, with credit", canon);
+
+    EXEC1("UPDATE result SET validate_state = 2 WHERE id = ?", canon);
+    expect_violation("credit_not_valid", canon, "a result with credit made INVALID");
+    expect_violation("canonical_not_valid", wu, "the canonical result made INVALID");
+    EXEC1("UPDATE result SET validate_state = 1 WHERE id = ?", canon);
+
+    EXEC1("UPDATE result SET outcome = 3 WHERE id = ?", canon);
+    expect_violation("validate_state_not_success", canon, "a VALID result made a client error");
+    expect_violation("canonical_not_valid", wu, "the canonical result made a client error");
+    EXEC1("UPDATE result SET outcome = 1 WHERE id = ?", canon);
+
+    other = (int)SCALAR("SELECT IFNULL(MIN(id), 0) FROM result WHERE workunitid <> ?", wu);
+    EXEC2("UPDATE workunit SET canonical_resultid = ? WHERE id = ?", other, wu);
+    expect_violation("canonical_not_valid", wu, "the canonical result of another workunit");
+    EXEC2("UPDATE workunit SET canonical_resultid = ? WHERE id = ?", canon, wu);
+    expect_clean("validation states repaired");
+
+    /* an open job whose only replica is reported, waiting for the
+     * validator: not stuck; without need_validate it is */
+    r_ip = (int)SCALAR("SELECT IFNULL(MIN(r.id), 0) FROM result r JOIN workunit w "
+                       "ON w.id = r.workunitid JOIN batch b ON b.id = w.batch WHERE b.state = 1 "
+                       "AND w.canonical_resultid = 0 AND r.server_state = ?", 4);
+    if (!TAP_CHECK(r_ip > 0, "a result in progress of an open job (#%d)", r_ip))
+        return;
+    wu = (int)SCALAR("SELECT workunitid FROM result WHERE id = ?", r_ip);
+    tt = (int)SCALAR("SELECT transition_time FROM workunit WHERE id = ?", wu);
+    EXEC1("UPDATE result SET server_state = 5, outcome = 1 WHERE id = ?", r_ip);
+    EXEC2("UPDATE workunit SET transition_time = ?, need_validate = 1 WHERE id = ?", NEVER, wu);
+    if (SCALAR("SELECT COUNT(*) FROM result WHERE workunitid = ? AND server_state IN (2, 4)",
+               wu) == 0) {
+        expect_clean("a job waiting for the validator");
+        EXEC1("UPDATE workunit SET need_validate = 0 WHERE id = ?", wu);
+        expect_violation("workunit_stuck", wu, "a job waiting for nothing");
+    }
+    EXEC1("UPDATE result SET server_state = 4, outcome = 0 WHERE id = ?", r_ip);
+    EXEC2("UPDATE workunit SET transition_time = ?, need_validate = 0 WHERE id = ?", tt, wu);
+    expect_clean("validation repaired");
+}
+
 struct cursor_state {
     int first, last, fu, fg, nhosts;
     double remaining, expavg, max_host;
@@ -889,6 +942,8 @@ int main(void)
     damage_cursors();
     fresh_connection();
     damage_tails();
+    fresh_connection();
+    damage_validation();
     fresh_connection();
     tool_interface();
     expect_clean("at the end, every damage undone");
