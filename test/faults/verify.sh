@@ -16,21 +16,22 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }' ||
 empty_file() { [ ! -s "$1" ] || { head -n 20 "$1" | sed 's/^/#   /'; return 1; }; }
 count_kind() { awk -F'\t' -v k="$1" 'NR > 1 && $3 == k { n++ } END { print n + 0 }' "$FAULTS"; }
 
-# settle: wait (at most 120 s) until the transitioner has nothing due,
-# then stop the daemons (SIGTERM to their pids; each finishes the unit of
+# settle: wait (at most 120 s) until the transitioner has nothing due
+# and the validator nothing to validate, then stop the daemons (SIGTERM to their pids; each finishes the unit of
 # work in hand) so that the checker reads a quiet database.  A deadline
 # that passes after that changes nothing until a transitioner handles it.
 settle() {
     local i due name pid
     for ((i = 0; i < 120; i++)); do
-        due=$(sql "SELECT COUNT(*) FROM workunit WHERE transition_time <= UNIX_TIMESTAMP()" 2>/dev/null)
+        due=$(sql "SELECT COUNT(*) FROM workunit WHERE transition_time <= UNIX_TIMESTAMP()
+                   OR need_validate <> 0" 2>/dev/null)
         echo "$i $due" >>"$out_dir/settle.log"
         [ "$due" = 0 ] && break
         sleep 1
     done
     SETTLE_S=$i
     SETTLE_DUE=$due
-    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
+    for name in work_generator transitioner locality_daemon validator assimilator file_deleter; do
         if pid=$(daemon_pid "$name"); then
             stop_pid "$pid" "$name"
         else
@@ -72,6 +73,49 @@ verify_outputs() {
     check "every assimilated workunit with all its results over has its files deleted" \
         eq "$(sql "SELECT COUNT(*) FROM workunit w WHERE w.assimilate_state = 2 AND w.file_delete_state <> 2
                    AND NOT EXISTS (SELECT 1 FROM result r WHERE r.workunitid = w.id AND r.server_state <> 5)")" 0
+}
+
+# verify_validation: the validator, killed inside a pass during the load,
+# left nothing undone and did nothing twice: no job that reached its
+# quorum of successes waits for validation, each host's and each
+# account's credit is exactly the sum granted to its results (a result
+# granted twice would show), the results of the account whose outputs
+# were wrong got no credit and none is VALID in the jobs of quorum 2 (a
+# job of quorum 1, the plain batch's, has nothing to compare its one
+# output with: any readable output is valid), and validation happened
+# (valid results, and wrong outputs found INVALID or INCONCLUSIVE).  check_invariants
+# has checked the states (credit only to VALID results, canonical results
+# VALID).  Sets VA_FIGURES.
+verify_validation() {
+    local valid invalid inconclusive bad_valid bad_credit caught
+    check "no job that reached its quorum of reported successes waits for validation" \
+        eq "$(sql "SELECT COUNT(*) FROM workunit w WHERE w.canonical_resultid = 0 AND w.error_mask = 0
+                   AND (w.need_validate <> 0 OR (SELECT COUNT(*) FROM result r WHERE r.workunitid = w.id
+                        AND r.server_state = 5 AND r.outcome = 1 AND r.validate_state = 0) >= w.min_quorum)")" 0
+    check "each host's credit is the sum granted to its results: none granted twice" \
+        eq "$(sql "SELECT COUNT(*) FROM host h WHERE ABS(h.total_credit - (SELECT COALESCE(SUM(r.granted_credit), 0)
+                   FROM result r WHERE r.hostid = h.id)) > 1e-6 * GREATEST(1, h.total_credit)")" 0
+    check "each account's credit is the sum granted to its results: none granted twice" \
+        eq "$(sql "SELECT COUNT(*) FROM user u WHERE ABS(u.total_credit - (SELECT COALESCE(SUM(r.granted_credit), 0)
+                   FROM result r WHERE r.userid = u.id)) > 1e-6 * GREATEST(1, u.total_credit)")" 0
+    bad_valid=$(sql "SELECT COUNT(*) FROM result r JOIN workunit w ON w.id = r.workunitid
+                     WHERE r.userid = '${BAD_USER:-0}' AND w.min_quorum >= 2 AND r.validate_state = 1")
+    bad_credit=$(sql "SELECT COUNT(*) FROM result r JOIN workunit w ON w.id = r.workunitid
+                      WHERE r.userid = '${BAD_USER:-0}' AND w.min_quorum >= 2 AND r.granted_credit > 0")
+    check "the wrong outputs (account #${BAD_USER:-?}) in jobs of quorum 2 were never VALID and got no credit" \
+        eq "$bad_valid $bad_credit" "0 0"
+    valid=$(sql "SELECT COUNT(*) FROM result WHERE validate_state = 1")
+    invalid=$(sql "SELECT COUNT(*) FROM result WHERE validate_state = 2")
+    inconclusive=$(sql "SELECT COUNT(*) FROM result WHERE validate_state = 4")
+    # a wrong output is INCONCLUSIVE until the third replica outvotes it
+    # (in a short run that replica may not be back yet), then INVALID
+    caught=$(sql "SELECT COUNT(*) FROM result r JOIN workunit w ON w.id = r.workunitid
+                  WHERE r.userid = '${BAD_USER:-0}' AND w.min_quorum >= 2 AND r.validate_state IN (2, 4)")
+    check "the validator validated results ($valid valid) and caught wrong outputs ($caught INVALID or INCONCLUSIVE)" \
+        test "$valid" -gt 0 -a "$caught" -gt 0
+    VA_FIGURES="$valid valid, $invalid invalid ($(sql "SELECT COUNT(*) FROM result WHERE outcome = 6")"
+    VA_FIGURES="$VA_FIGURES without a usable output), $inconclusive inconclusive;"
+    VA_FIGURES="$VA_FIGURES $(sql "SELECT COUNT(*) FROM workunit WHERE canonical_resultid <> 0") jobs with a canonical result"
 }
 
 # sched_errors: the scheduler's "request not handled" reasons in Apache's
@@ -135,7 +179,7 @@ verify_all() {
                b = $0; sub(/.*apache_after=/, "", b); sub(/ .*/, "", b); exit !(a != "" && a == b) }' <<<"$db_line"
     check "no daemon died when MariaDB went away" eq "$(count_kind daemon_died_with_db)" 0
     local name
-    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
+    for name in work_generator transitioner locality_daemon validator assimilator file_deleter; do
         check "$name was killed inside a pass and started again" \
             awk -F'\t' -v k="$name" 'NR > 1 && $3 == k { killed = 1 }
                 NR > 1 && $3 == k "_up" && $4 != "none" && $5 == "restart_status=0" { up = 1 }
@@ -194,7 +238,8 @@ verify_all() {
 
     # ---- settle, then the invariant checker
     settle
-    check "the transitioner caught up within 120 s of the end of the load" eq "${SETTLE_DUE:-x}" 0
+    check "the transitioner and the validator caught up within 120 s of the end of the load" \
+        eq "${SETTLE_DUE:-x}" 0
     check "the daemons were all running at the end of the load" eq "${DAEMON_GONE:-}" ""
     local ci_rc=0 violations
     "$TOOLS/check_invariants" --config "$CONF" --json >"$out_dir/check_invariants.json" \
@@ -205,6 +250,9 @@ verify_all() {
     if ! check "tools/check_invariants: zero violations (got ${violations:-none})" eq "${violations:-x}" 0; then
         sed 's/^/#   /' "$out_dir/check_invariants.txt" "$out_dir/check_invariants.err"
     fi
+
+    # ---- validation: after the kills, every job validated once
+    verify_validation
 
     # ---- outputs: after the kills, every finished workunit assimilated once
     verify_outputs
@@ -236,7 +284,9 @@ verify_all() {
     check "every job that never reached its host went out at a fault ($LOST such jobs)" \
         empty_file "$out_dir/lost_without_fault.txt"
     local successes
-    successes=$(awk -F'\t' '$4 == 5 && $5 == 1 { n++ } END { print n + 0 }' "$out_dir/claimed.tsv")
+    # (a success whose output the validator found unusable is stored with
+    # outcome VALIDATE_ERROR, 6)
+    successes=$(awk -F'\t' '$4 == 5 && ($5 == 1 || $5 == 6) { n++ } END { print n + 0 }' "$out_dir/claimed.tsv")
     check "every report stored as a success was acknowledged to its host, and no other (stored $successes, acknowledged $acked)" \
         eq "$successes" "$acked"
 
@@ -263,13 +313,14 @@ verify_all() {
         echo "faults injected     scheduler SIGKILL $n_sched ($n_sched_busy serving a request);" \
              "mariadbd SIGKILL $(count_kind mariadb) (down $down s);" \
              "work_generator $(count_kind work_generator), transitioner $(count_kind transitioner)," \
-             "locality_daemon $(count_kind locality_daemon), assimilator $(count_kind assimilator)," \
-             "file_deleter $(count_kind file_deleter) (each inside a pass)"
+             "locality_daemon $(count_kind locality_daemon), validator $(count_kind validator)," \
+             "assimilator $(count_kind assimilator), file_deleter $(count_kind file_deleter) (each inside a pass)"
         echo "scheduler processes $min_procs to $max_procs (sampled each second after the first 5 s)"
         echo "probes while down   $probes ($probe_kinds)"
         echo "replies lost        $LOST jobs given to a host whose reply never arrived" \
              "($lost_bare of them not at a fault)"
         echo "settle              ${SETTLE_S:-?} s; check_invariants violations ${violations:-?}"
+        echo "validation          ${VA_FIGURES:-?}"
         echo "scheduler errors    (the reasons of its error replies in Apache's error log; the"
         echo "                    replies of the db_timeout s after a failure are not listed)"
         sched_errors | sed 's/^/                   /'
