@@ -71,21 +71,33 @@ static void fail(struct buf *out, struct webrpc_result *res, int num, const char
     res->error_num = num;
 }
 
+struct platforms_tx {
+    char (*names)[DB_ACCOUNT_STR];
+    int n;
+};
+
+static int platforms_body(struct db_conn *c, void *arg)
+{
+    struct platforms_tx *t = arg;
+    return db_app_platforms(c, t->names, MAX_PLATFORMS, &t->n);
+}
+
 static void project_config(struct webrpc_ctx *ctx, struct buf *out)
 {
     static char names[MAX_PLATFORMS][DB_ACCOUNT_STR];
     const char *ptrs[MAX_PLATFORMS];
     struct project_config_info p;
+    struct platforms_tx t = { names, 0 };
     struct db_conn *c = conn(ctx);
-    int n = 0, i;
+    int i;
 
-    if (c && db_app_platforms(c, names, MAX_PLATFORMS, &n) != DB_OK) {
+    /* through db_transaction: a connection the server dropped while the
+     * process was idle is opened again */
+    if (c && db_transaction(c, "list the platforms with apps", platforms_body, &t) != DB_OK) {
         log_warn("project config without platforms: %s", db_error(c));
-        n = 0;
+        t.n = 0;
     }
-    if (c)
-        db_rollback(c);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < t.n; i++)
         ptrs[i] = names[i];
     memset(&p, 0, sizeof p);
     p.name = ctx->cfg.project_name;
@@ -95,7 +107,7 @@ static void project_config(struct webrpc_ctx *ctx, struct buf *out)
     p.sched_stopped = config_project_stopped(&ctx->cfg);
     p.min_client_version = ctx->cfg.min_client_version;
     p.platforms = ptrs;
-    p.n_platforms = n;
+    p.n_platforms = t.n;
     account_reply_project_config(out, &p);
 }
 
@@ -209,25 +221,42 @@ static void create_account(struct webrpc_ctx *ctx, struct db_conn *c, const stru
     memset(key, 0, sizeof key);
 }
 
+struct lookup_tx {
+    const char *email;
+    struct db_account acc;
+    int found;
+};
+
+static int lookup_body(struct db_conn *c, void *arg)
+{
+    struct lookup_tx *t = arg;
+    int r = db_account_by_email(c, t->email, 0, &t->acc);
+    t->found = r == DB_OK;
+    return r == DB_NOTFOUND ? DB_OK : r;
+}
+
 static void lookup_account(struct db_conn *c, const struct acct_args *a, struct buf *out,
                            struct webrpc_result *res)
 {
-    struct db_account acc;
-    int r = db_account_by_email(c, a->email_addr, 0, &acc);
-    db_rollback(c);
-    if (r == DB_NOTFOUND) {
-        fail(out, res, ACCT_ERR_DB_NOT_FOUND, "No account with this email address.");
-    } else if (r != DB_OK) {
+    struct lookup_tx t;
+    int r;
+
+    memset(&t, 0, sizeof t);
+    t.email = a->email_addr;
+    r = db_transaction(c, "look up an account", lookup_body, &t);
+    if (r != DB_OK) {
         log_warn("lookup_account: %s", db_error(c));
         fail(out, res, ACCT_ERR_RETRY, "The project's database is busy; try again later.");
-    } else if (!webrpc_hash_matches(acc.passwd_hash, a->passwd_hash)) {
-        res->user_id = acc.id;
+    } else if (!t.found) {
+        fail(out, res, ACCT_ERR_DB_NOT_FOUND, "No account with this email address.");
+    } else if (!webrpc_hash_matches(t.acc.passwd_hash, a->passwd_hash)) {
+        res->user_id = t.acc.id;
         fail(out, res, ACCT_ERR_BAD_PASSWD, "Wrong password.");
     } else {
-        res->user_id = acc.id;
-        account_reply_authenticator(out, acc.authenticator);
+        res->user_id = t.acc.id;
+        account_reply_authenticator(out, t.acc.authenticator);
     }
-    memset(&acc, 0, sizeof acc);
+    memset(&t, 0, sizeof t);
 }
 
 void webrpc_handle(struct webrpc_ctx *ctx, enum webrpc_kind kind, const char *args, size_t len,

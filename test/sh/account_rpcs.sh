@@ -14,7 +14,8 @@
 # project config says so); by invitation (no code or a wrong one -209,
 # the right one creates); the per-address rate limit (-199); the project
 # stopped (-183); an account made by create_account --passwd-hash found
-# by lookup; no password hash in any log.
+# by lookup; answers after the database dropped the connections; no
+# password hash in any log.
 #
 # The settings it changes in the sandbox's locsched.conf are restored at
 # the end (Apache is restarted gracefully each time: the programs read
@@ -243,6 +244,25 @@ check "create_account --passwd-hash 123: exit status 2" eq "$?" 2
 K5=$("$CREATE_ACCOUNT" --config "$LOCSCHED_CONFIG" --name Eve --email "eve.$stamp@example.org" 2>/dev/null)
 get lookup_account "email_addr=eve.$stamp@example.org&passwd_hash=$H4"
 check "an account without a password is never found by lookup_account (-206)" eq "$(errnum)/${#K5}" "-206/32"
+
+# ---------------------------------------------------------------- a dropped connection
+# as when MariaDB closes a connection that was idle past wait_timeout: the
+# next request opens it again (no rate limit here, so lookup_account and
+# get_project_config are the first statements of their process)
+drop_connections() {
+    local id
+    for id in $(sql "SELECT id FROM information_schema.processlist
+                     WHERE user = '$DB_USER' AND id <> CONNECTION_ID()"); do
+        sql "KILL $id" 2>/dev/null
+    done
+}
+drop_connections
+get lookup_account "email_addr=$email&passwd_hash=$H"
+check "the connections dropped: lookup_account still answers" eq "$(key)" "$KEY1"
+drop_connections
+get get_project_config ""
+check "the connections dropped: get_project_config still lists the platforms" \
+    eq "$(grep -c '<platform_name>' "$T/reply")" "$nplat"
 
 # ---------------------------------------------------------------- logs
 leaks=$(grep -rlE "$H|$H3|$H4|$KEY1" "$SANDBOX_DIR/apache/"*.log "$PROJECT_DIR/log" "$T/ca.err" 2>/dev/null)
