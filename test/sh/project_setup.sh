@@ -82,6 +82,8 @@ echo "# web group for the test: $group (own group $own)"
 P=$T/p
 check "make_project makes a new project" mp "$P"
 check "new locsched.conf is the owner's only" has_access "$P/locsched.conf" "$own 600"
+check "new locsched.conf: outputs validated byte for byte (validator = identical)" \
+    grep -qx 'validator = identical' "$P/locsched.conf"
 check "new upload_hmac_key is the owner's only" has_access "$P/keys/upload_hmac_key" "$own 600"
 check "new keys/ is the owner's only" has_access "$P/keys" "$own 700"
 
