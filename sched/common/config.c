@@ -185,6 +185,9 @@ static const struct cfg_key config_table[] = {
     { "invitation_code", CT_SECRET, OFF(invitation_code), "", 0, 0,
       "with account_creation = invitation, the code a volunteer must give (letters, "
       "digits, '_', '.', '-'; at most 64)" },
+    { "terms_of_use_file", CT_DIR, OFF(terms_of_use_file), "", 0, 0,
+      "a text file (at most 64 KB) that the BOINC Manager shows a volunteer to accept "
+      "before it creates an account (empty: none)" },
     { "min_passwd_length", CT_INT, OFF(min_passwd_length), "6", 1, 64,
       "shortest password the BOINC Manager lets a volunteer choose (it checks it; the "
       "server only sees the hash)" },

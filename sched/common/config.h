@@ -96,6 +96,7 @@ struct config {
     /* account web RPCs (sched/webrpc, doc/protocol.md) */
     int account_creation;              /* enum account_creation */
     char invitation_code[CONFIG_STR_MAX]; /* with ACCOUNT_CREATION_INVITATION */
+    char terms_of_use_file[CONFIG_STR_MAX]; /* "": none */
     int min_passwd_length;             /* told to the client, which checks it */
     int min_client_version;            /* told to the client; 0: none */
     int create_account_limit;          /* create_account requests per address per window */

@@ -12,7 +12,10 @@
  */
 #include "webrpc_handler.h"
 
+#include <errno.h>
 #include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "account_args.h"
@@ -28,10 +31,38 @@ static time_t default_clock(void)
     return time(NULL);
 }
 
+/* The whole text of path (at most WEBRPC_TERMS_MAX bytes) into *out. */
+static int read_terms(const char *path, char **out, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    size_t n;
+
+    if (!f) {
+        snprintf(err, errlen, "terms_of_use_file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    text = malloc(WEBRPC_TERMS_MAX + 2);
+    n = text ? fread(text, 1, WEBRPC_TERMS_MAX + 1, f) : 0;
+    fclose(f);
+    if (!text || n > WEBRPC_TERMS_MAX) {
+        free(text);
+        snprintf(err, errlen, "terms_of_use_file %s: %s", path,
+                 text ? "larger than 64 KB" : "out of memory");
+        return -1;
+    }
+    text[n] = '\0';
+    *out = text;
+    return 0;
+}
+
 int webrpc_ctx_init(struct webrpc_ctx *ctx, const char *config_path, char *err, size_t errlen)
 {
     memset(ctx, 0, sizeof *ctx);
     if (config_load(&ctx->cfg, config_path, err, errlen) < 0)
+        return -1;
+    if (ctx->cfg.terms_of_use_file[0] &&
+        read_terms(ctx->cfg.terms_of_use_file, &ctx->terms_of_use, err, errlen) < 0)
         return -1;
     ctx->clock = default_clock;
     ctx->dbp = (struct db_params){ .host = ctx->cfg.db_host, .user = ctx->cfg.db_user,
@@ -49,6 +80,7 @@ int webrpc_ctx_init(struct webrpc_ctx *ctx, const char *config_path, char *err, 
 void webrpc_ctx_free(struct webrpc_ctx *ctx)
 {
     db_close(ctx->db);
+    free(ctx->terms_of_use);
     memset(ctx, 0, sizeof *ctx);
 }
 
@@ -106,6 +138,7 @@ static void project_config(struct webrpc_ctx *ctx, struct buf *out)
     p.creation_disabled = ctx->cfg.account_creation == ACCOUNT_CREATION_CLOSED;
     p.sched_stopped = config_project_stopped(&ctx->cfg);
     p.min_client_version = ctx->cfg.min_client_version;
+    p.terms_of_use = ctx->terms_of_use;
     p.platforms = ptrs;
     p.n_platforms = t.n;
     account_reply_project_config(out, &p);

@@ -21,7 +21,10 @@ struct webrpc_ctx {
     struct db_conn *db;            /* NULL while the database is unreachable */
     struct db_params dbp;
     time_t (*clock)(void);
+    char *terms_of_use;            /* terms_of_use_file's text, or NULL */
 };
+
+#define WEBRPC_TERMS_MAX 65536     /* bytes of terms_of_use_file */
 
 /* What happened, for the log line and the tests. */
 struct webrpc_result {
@@ -30,8 +33,10 @@ struct webrpc_result {
     int created;                   /* 1 when create_account inserted a row */
 };
 
-/* Read the config and connect (a failed connection is retried per
- * request).  Returns 0 or -1 with a reason in err. */
+/* Read the config and the terms of use, and connect (a failed
+ * connection is retried per request).  Returns 0 or -1 with a reason in
+ * err (the config, or a terms_of_use_file that cannot be read or is
+ * larger than WEBRPC_TERMS_MAX). */
 int webrpc_ctx_init(struct webrpc_ctx *ctx, const char *config_path, char *err, size_t errlen);
 void webrpc_ctx_free(struct webrpc_ctx *ctx);
 

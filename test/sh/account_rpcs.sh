@@ -41,7 +41,7 @@ T=$(mktemp -d -t locsched-account-rpcs.XXXXXX)
 cp -p "$LOCSCHED_CONFIG" "$T/locsched.conf.orig" || bail "cannot save $LOCSCHED_CONFIG"
 STOP=$(dirname "$LOCSCHED_CONFIG")/stop_sched
 cleanup() {
-    rm -f "$STOP"
+    rm -f "$STOP" "$PROJECT_DIR/terms-$$.txt"
     cat "$T/locsched.conf.orig" >"$LOCSCHED_CONFIG" && "$APACHE" -f "$AP_CONF" -k graceful </dev/null >/dev/null 2>&1
     rm -rf "$T"
 }
@@ -171,6 +171,15 @@ check "an XML body with an external entity: refused as arguments (-205)" eq "$(e
 check "malformed and oversized requests wrote no account" eq "$(users)" "$before"
 rpc nothing_here
 check "another .php path is not mapped to the program (HTTP 404)" eq "$HTTP" 404
+
+# ---------------------------------------------------------------- terms of use
+TERMS=$PROJECT_DIR/terms-$$.txt
+printf 'Be kind & fair <3\nLine two.\n' >"$TERMS"
+chmod 644 "$TERMS"
+settings terms_of_use_file="$TERMS"
+check "terms_of_use_file: get_project_config carries the text, escaped" \
+    grep -q '<terms_of_use>Be kind &amp; fair &lt;3' "$T/reply"
+rm -f "$TERMS"
 
 # ---------------------------------------------------------------- creation closed
 settings account_creation=closed
