@@ -110,10 +110,10 @@ static const struct {
         SLOT_CHECK_CREDIT_NOT_VALID, 0, "find results with credit that are not valid",
         IDS("SELECT id FROM result WHERE granted_credit > 0 AND validate_state <> 1") },
     [DBC_VALIDATE_STATE] = {
-        SLOT_CHECK_VALIDATE_STATE, 0, "find results validated that are not successes",
+        SLOT_CHECK_VALIDATE_STATE, 0, "find results validated that are not reported",
         IDS("SELECT id FROM result WHERE "
             "(validate_state IN (1, 4) AND NOT (server_state = 5 AND outcome = 1)) "
-            "OR (validate_state = 2 AND NOT (server_state = 5 AND outcome IN (1, 6)))") },
+            "OR (validate_state = 2 AND server_state <> 5)") },
     [DBC_CANONICAL_NOT_VALID] = {
         SLOT_CHECK_CANONICAL_NOT_VALID, 0, "find canonical results that are not valid",
         IDS("SELECT w.id AS id FROM workunit w LEFT JOIN result r ON r.id = w.canonical_resultid "

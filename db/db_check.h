@@ -44,8 +44,9 @@ enum db_check_id {
                               * transition due: the lost result was never replaced */
     DBC_CREDIT_NOT_VALID,    /* results: granted credit, yet validate_state not VALID */
     DBC_VALIDATE_STATE,      /* results: VALID or INCONCLUSIVE but not a reported
-                              * success, or INVALID but neither a success nor a
-                              * VALIDATE_ERROR */
+                              * success, or INVALID but not over (the scheduler
+                              * marks a lost job INVALID with CLIENT_ERROR, as
+                              * BOINC does) */
     DBC_CANONICAL_NOT_VALID, /* workunits: the canonical result is missing, of another
                               * workunit, or not a VALID success */
     DBC_NCHECKS

@@ -121,7 +121,7 @@ static const struct check_def defs[] = {
       "valid results only" },
     { "validate_state_not_success", "valid_credit", "result", DBC_VALIDATE_STATE, -1,
       "results VALID (1) or INCONCLUSIVE (4) that are not reported successes, or INVALID "
-      "(2) that are neither a success nor a VALIDATE_ERROR" },
+      "(2) that are not over" },
     { "canonical_not_valid", "valid_credit", "workunit", DBC_CANONICAL_NOT_VALID, -1,
       "workunits whose canonical result is missing, of another workunit, or not a VALID "
       "reported success" },

@@ -601,6 +601,10 @@ static void damage_validation(void)
     expect_violation("canonical_not_valid", wu, "the canonical result made a client error");
     EXEC1("UPDATE result SET outcome = 1 WHERE id = ?", canon);
 
+    EXEC1("UPDATE result SET validate_state = 2, server_state = 4 WHERE id = ?", canon);
+    expect_violation("validate_state_not_success", canon, "an INVALID result back in progress");
+    EXEC1("UPDATE result SET validate_state = 1, server_state = 5 WHERE id = ?", canon);
+
     other = (int)SCALAR("SELECT IFNULL(MIN(id), 0) FROM result WHERE workunitid <> ?", wu);
     EXEC2("UPDATE workunit SET canonical_resultid = ? WHERE id = ?", other, wu);
     expect_violation("canonical_not_valid", wu, "the canonical result of another workunit");
