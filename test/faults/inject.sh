@@ -211,13 +211,16 @@ kill_mariadb() {
 # SIGKILL it and start it again with "tools/sandbox daemons".  Returns 1
 # when it stayed idle (the caller tries again later).
 kill_daemon_busy() {
-    local name=$1 pid sc prev="" i newpid rc=0 cpu last
+    local name=$1 pid sc prev="" newpid rc=0 cpu last until_us
     pid=$(daemon_pid "$name") || {
         log_fault daemon_missing - "$name is not running"
         "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
         return 1
     }
-    for ((i = 0; i < 200; i++)); do
+    # 2 s of wall time (not a number of samples: on a loaded machine a
+    # sample takes far longer than its 10 ms pause)
+    until_us=$(( ${EPOCHREALTIME/./} + 2000000 ))
+    while [ "${EPOCHREALTIME/./}" -lt "$until_us" ]; do
         sc=$(syscall_of "$pid")
         case $sc in
             35|230|gone) prev="" ;;
