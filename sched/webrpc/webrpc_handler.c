@@ -159,12 +159,14 @@ static int rate_body(struct db_conn *c, void *arg)
 static int rate_check(struct webrpc_ctx *ctx, struct db_conn *c, enum webrpc_kind kind,
                       const char *addr, char *msg, size_t msglen)
 {
-    struct rate_tx t = { addr, kind == WEBRPC_CREATE ? DB_RATE_CREATE : DB_RATE_LOOKUP,
+    char key[64];
+    struct rate_tx t = { key, kind == WEBRPC_CREATE ? DB_RATE_CREATE : DB_RATE_LOOKUP,
                          (int)ctx->clock(), ctx->cfg.account_rpc_window, 0 };
     int limit = kind == WEBRPC_CREATE ? ctx->cfg.create_account_limit
                                       : ctx->cfg.lookup_account_limit;
     if (limit <= 0)
         return 0;
+    webrpc_rate_key(addr, key, sizeof key);
     if (db_transaction(c, "count the address's requests", rate_body, &t) != DB_OK) {
         log_warn("%s: %s", webrpc_name(kind), db_error(c));
         snprintf(msg, msglen, "The project's database is busy; try again later.");

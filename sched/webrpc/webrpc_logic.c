@@ -3,6 +3,7 @@
  */
 #include "webrpc_logic.h"
 
+#include <arpa/inet.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,31 @@ int webrpc_hash_matches(const char *stored, const char *given)
     if (strlen(stored) != ACCT_HASH_LEN || strlen(given) != ACCT_HASH_LEN)
         return 0;
     return CRYPTO_memcmp(stored, given, ACCT_HASH_LEN) == 0;
+}
+
+void webrpc_rate_key(const char *addr, char *out, size_t cap)
+{
+    static const unsigned char v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+    unsigned char a[16];
+    char text[INET6_ADDRSTRLEN];
+
+    if (!addr || !addr[0])
+        addr = "unknown";
+    if (strchr(addr, ':') && inet_pton(AF_INET6, addr, a) == 1) {
+        if (memcmp(a, v4mapped, sizeof v4mapped) == 0) {
+            if (inet_ntop(AF_INET, a + 12, text, sizeof text)) {
+                snprintf(out, cap, "%s", text);
+                return;
+            }
+        } else {
+            memset(a + 8, 0, 8);
+            if (inet_ntop(AF_INET6, a, text, sizeof text)) {
+                snprintf(out, cap, "%s/64", text);
+                return;
+            }
+        }
+    }
+    snprintf(out, cap, "%s", addr);
 }
 
 int webrpc_over_limit(int count, int limit)

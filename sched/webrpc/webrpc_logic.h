@@ -46,6 +46,15 @@ int webrpc_check_invitation(const struct config *cfg, const struct acct_args *a,
  * compared in constant time. */
 int webrpc_hash_matches(const char *stored, const char *given);
 
+/*
+ * The rate-limit key of a client address (REMOTE_ADDR) into out (cap >=
+ * 64): an IPv4 address as it is; an IPv6 address as its /64 network
+ * ("2001:db8:1:2::/64"), since one subscriber commonly holds a whole /64;
+ * an IPv4-mapped IPv6 address as the IPv4 address; anything else
+ * ("unknown" when NULL or empty) cut to cap - 1 bytes.
+ */
+void webrpc_rate_key(const char *addr, char *out, size_t cap);
+
 /* 1 when the count-th request of a window is over limit (0: no limit). */
 int webrpc_over_limit(int count, int limit);
 

@@ -17,7 +17,7 @@ int main(void)
 {
     struct config cfg;
     struct acct_args a;
-    char msg[256], k1[33], k2[33], big[130];
+    char msg[256], k1[33], k2[33], big[130], key[64];
     size_t i;
 
     TAP_EQ_INT(webrpc_route("/get_project_config.php"), WEBRPC_CONFIG, "route: project config");
@@ -66,6 +66,27 @@ int main(void)
     TAP_EQ_INT(webrpc_over_limit(5, 5), 0, "limit: the 5th of 5 is answered");
     TAP_EQ_INT(webrpc_over_limit(6, 5), 1, "limit: the 6th is refused");
     TAP_EQ_INT(webrpc_over_limit(1000000, 0), 0, "limit 0: none");
+
+    webrpc_rate_key("192.0.2.7", key, sizeof key);
+    TAP_EQ_STR(key, "192.0.2.7", "rate key: an IPv4 address as it is");
+    webrpc_rate_key("2001:db8:1:2:aaaa:bbbb:cccc:dddd", key, sizeof key);
+    TAP_EQ_STR(key, "2001:db8:1:2::/64", "rate key: an IPv6 address's /64");
+    webrpc_rate_key("2001:db8:1:2::9", key, sizeof key);
+    TAP_EQ_STR(key, "2001:db8:1:2::/64", "rate key: another address of the same /64");
+    webrpc_rate_key("2001:db8:1:3::9", key, sizeof key);
+    TAP_EQ_STR(key, "2001:db8:1:3::/64", "rate key: the next /64 is another key");
+    webrpc_rate_key("::ffff:192.0.2.7", key, sizeof key);
+    TAP_EQ_STR(key, "192.0.2.7", "rate key: an IPv4-mapped address as IPv4");
+    webrpc_rate_key("::1", key, sizeof key);
+    TAP_EQ_STR(key, "::/64", "rate key: IPv6 loopback");
+    webrpc_rate_key(NULL, key, sizeof key);
+    TAP_EQ_STR(key, "unknown", "rate key: no address");
+    webrpc_rate_key("not:an:address", key, sizeof key);
+    TAP_EQ_STR(key, "not:an:address", "rate key: not an address, as it is");
+    memset(big, 'x', 100);
+    big[100] = '\0';
+    webrpc_rate_key(big, key, sizeof key);
+    TAP_EQ_INT((long long)strlen(key), 63, "rate key: cut to 63 bytes (rpc_rate.addr is 64)");
 
     TAP_EQ_INT(random_hex(k1, 16), 0, "random_hex: 16 bytes");
     TAP_EQ_INT(random_hex(k2, 16), 0, "random_hex: again");
