@@ -93,7 +93,7 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
 {
 /* fillers: the columns of the other parts, typed as theirs */
 #define AUTH_FILLER "0, '', '', 0, 0e0, 0e0, 0e0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0e0, 0e0, 0, " \
-                    "0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, "
+                    "0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, 0, 0, 0e0, 0, "
 #define REPORTED_FILLER "0, '', 0, 0, 0, 0, 0e0, 0e0, 0, "
 #define TEAM_FILLER "0, 0, 0, 0, 0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, 0"
     static const char sql[] =
@@ -106,6 +106,8 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "IFNULL(h.lost_time,0), "
         "IFNULL(v.app_version_id,0), IFNULL(v.et_n,0), IFNULL(v.correction,1), "
         "IFNULL(ip.n,0), IFNULL(ip.odd,0), IFNULL(ip.listed,0), "
+        "IFNULL(h.max_results_day,0), IFNULL(h.consecutive_valid,0), IFNULL(h.error_rate,0), "
+        "IFNULL(h.nresults_today,0), "
         REPORTED_FILLER TEAM_FILLER " "
         "FROM user u "
         "LEFT JOIN host h ON h.id = ? AND h.userid = u.id "
@@ -176,12 +178,14 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.h.lost_time),
             DBV_INT(x.hv.app_version_id), DBV_INT(x.hv.et_n), DBV_DBL(x.hv.correction),
             DBV_INT(x.h.n_in_progress), DBV_INT(x.h.n_ip_odd), DBV_INT(x.h.n_ip_listed),
+            DBV_INT(x.h.standing.max_results_day), DBV_INT(x.h.standing.consecutive_valid),
+            DBV_DBL(x.h.standing.error_rate), DBV_INT(x.h.nresults_today),
             DBV_INT(x.rr.id), DBV_BUF(x.rr.name), DBV_INT(x.rr.hostid),
             DBV_INT(x.rr.server_state), DBV_INT(x.rr.outcome), DBV_INT(x.rr.app_version_id),
             DBV_DBL(x.rr.flops_estimate), DBV_DBL(x.rr.rsc_fpops_est), DBV_INT(x.rr.sent_time),
             CURSOR_ROW_BINDINGS(x.cr),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 7, cols, 56, auth_row, &x, NULL,
+        r = db_query(c, SLOT_AUTH, sql, params, 7, cols, 60, auth_row, &x, NULL,
                      "look up account and host");
     }
     free(bl.p);
@@ -231,7 +235,10 @@ static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
     "h.gpu_ati_count=?, h.gpu_ati_peak_flops=?, h.gpu_intel_count=?, " \
     "h.gpu_intel_peak_flops=?, h.coprocs=?, h.duration_correction_factor=?, " \
     "h.core_client_version=?, h.rpc_gap_avg=?, h.rpc_gap_dev=?, h.rpc_gap_n=?, " \
-    "h.avg_turnaround=?, h.turnaround_n=?, h.lost_time=0"
+    "h.avg_turnaround=?, h.turnaround_n=?, h.lost_time=0, h.nresults_today=?, " \
+    "h.max_results_day=IF(h.max_results_day=?, ?, h.max_results_day), " \
+    "h.consecutive_valid=IF(h.consecutive_valid=?, ?, h.consecutive_valid), " \
+    "h.error_rate=IF(h.error_rate=?, ?, h.error_rate)"
 
 /*
  * Without changed corrections, a single-table UPDATE.  With them, the
@@ -269,7 +276,12 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_INT(v.gpu_intel_count), DBV_DBL(v.gpu_intel_peak_flops),
         DBV_STR(v.coprocs), DBV_DBL(v.duration_correction_factor),
         DBV_STR(v.core_client_version), DBV_DBL(v.rpc_gap_avg), DBV_DBL(v.rpc_gap_dev),
-        DBV_INT(v.rpc_gap_n), DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n), DBV_INT(v.id),
+        DBV_INT(v.rpc_gap_n), DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n),
+        DBV_INT(v.nresults_today),
+        DBV_INT(v.standing_was.max_results_day), DBV_INT(v.standing_now.max_results_day),
+        DBV_INT(v.standing_was.consecutive_valid), DBV_INT(v.standing_now.consecutive_valid),
+        DBV_DBL(v.standing_was.error_rate), DBV_DBL(v.standing_now.error_rate),
+        DBV_INT(v.id),
     };
     char what[64];
     const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,

@@ -55,6 +55,13 @@ struct db_host_row {
     double avg_turnaround;
     int turnaround_n;
     int lost_time;          /* presumed gone at (0: not) */
+    /* its standing (schema 014, sched/policy/host_quota.h) */
+    struct db_host_standing {
+        int max_results_day;        /* jobs per CPU per day; 0: the project's */
+        int consecutive_valid;
+        double error_rate;
+    } standing;
+    int nresults_today;     /* jobs sent on the UTC day of rpc_time */
 };
 
 struct db_hav_row {
@@ -140,6 +147,11 @@ struct db_host_update {
     double duration_correction_factor;
     double rpc_gap_avg, rpc_gap_dev, avg_turnaround;   /* written as given */
     int rpc_gap_n, turnaround_n;
+    int nresults_today;                /* written as given */
+    /* the standing as the look-up read it (was) and as this request
+     * leaves it (now): written only if the row still holds was, so that
+     * a validator's change made meanwhile is not overwritten */
+    struct db_host_standing standing_was, standing_now;
     /* host_app_version rows that exist (read by the look-up) and changed:
      * written by the same statement */
     const struct db_hav_row *havs;

@@ -157,8 +157,13 @@ static const struct cfg_key config_table[] = {
       "not matching)" },
     { "daily_result_quota", CT_INT, OFF(daily_result_quota), "200", 0, 1000000,
       "jobs a host may get per CPU per day (BOINC's setting; 0: no quota). An invalid "
-      "result halves the host's own quota (host.max_results_day, at least 1), a valid "
-      "result doubles it back up to this" },
+      "result or a task the client reports as failed halves the host's own quota "
+      "(host.max_results_day, at least 1), a valid result (with validator = none: a "
+      "success) doubles it back up to this. A host that got its quota is told so and asked "
+      "back the next day (UTC)" },
+    { "gpu_multiplier", CT_DBL, OFF(gpu_multiplier), "1", 0, 1000,
+      "each GPU of a host adds this times the host's quota per CPU to its daily quota "
+      "(BOINC's setting)" },
 
     { "results_dir", CT_DIR, OFF(results_dir), "results", 0, 0,
       "the assimilator copies each finished workunit's canonical outputs into "

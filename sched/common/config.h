@@ -84,6 +84,7 @@ struct config {
     char validator[CONFIG_STR_MAX];    /* none, identical or a command */
     int validate_timeout;              /* seconds the command may run */
     int daily_result_quota;            /* jobs per CPU per day; 0: no quota */
+    double gpu_multiplier;             /* a GPU counts as this many CPUs for the quota */
 
     /* assimilator, file deleter, purge (doc/admin-guide.md "Outputs") */
     char results_dir[CONFIG_STR_MAX];  /* RESULTS_DIR/BATCH/: assimilated outputs */

@@ -6,8 +6,9 @@
  *   2. in one transaction: authenticate (one statement: user, host and the
  *      host's runtime corrections), create the host if needed, handle the
  *      reported results (read, update, corrections: three statements),
- *      pick and claim jobs (lock candidates, claim: two statements), update
- *      the host (one statement), commit;
+ *      pick and claim jobs (lock candidates, claim: two statements) within
+ *      the host's daily quota, update the host (one statement: with its
+ *      count of jobs sent today and its standing), commit;
  *   3. write the reply from what the transaction decided.
  * A deadlock or lost connection re-runs step 2 from scratch; if the
  * database stays unavailable, the client is told to come back later.
@@ -26,6 +27,7 @@
 
 #include "estimate.h"
 #include "finish_line.h"
+#include "host_quota.h"
 #include "job_source.h"
 #include "log.h"
 #include "lost_jobs.h"
@@ -42,6 +44,7 @@ const char *no_work_reason_name(enum no_work_reason r)
     case NW_DONT_SEND: return "dont_send_work";
     case NW_NO_HOST_INFO: return "no_host_info";
     case NW_FINISH_LINE: return "finish_line";
+    case NW_DAILY_QUOTA: return "daily_quota";
     }
     return "unknown";
 }
@@ -169,6 +172,52 @@ static int claim_jobs(struct sched_ctx *ctx, struct request_state *rs)
     return DB_OK;
 }
 
+/* ---- the daily quota (sched/policy/host_quota.h) ---- */
+
+/* Jobs of this reply that count against the quota: all but the lost jobs
+ * sent again (they were counted when first sent). */
+static int new_jobs(const struct request_state *rs)
+{
+    int i, n = 0;
+    for (i = 0; i < rs->njobs; i++)
+        n += !rs->jobs[i].resent;
+    return n;
+}
+
+/* The host's quota for today, from its standing after this request's
+ * reports and its resources. */
+static void quota_setup(const struct sched_ctx *ctx, struct request_state *rs)
+{
+    int i, ncpus = 0, ngpus = 0;
+    int per_cpu = hq_per_cpu(rs->host.standing.max_results_day, ctx->cfg.daily_result_quota);
+
+    for (i = 0; i < rs->nrscs; i++) {
+        if (rs->rscs[i].is_cpu)
+            ncpus += rs->rscs[i].ninstances;
+        else
+            ngpus += rs->rscs[i].ninstances;
+    }
+    rs->quota_limit = hq_day_limit(per_cpu, ncpus, ngpus, ctx->cfg.gpu_multiplier);
+    rs->quota_sent_today = hq_sent_today(rs->host.nresults_today, rs->host.rpc_time, rs->now);
+}
+
+/* 1 when the quota allows one more new job in this reply; else notes
+ * that it was reached. */
+static int quota_allows_one(struct request_state *rs)
+{
+    if (rs->quota_limit < 0 || rs->quota_sent_today + new_jobs(rs) < rs->quota_limit)
+        return 1;
+    if (!rs->quota_reached) {
+        rs->quota_reached = 1;
+        snprintf(rs->quota_note, sizeof rs->quota_note,
+                 "This computer reached its daily quota of %ld task%s; it gets more "
+                 "tomorrow (UTC).", rs->quota_limit, rs->quota_limit == 1 ? "" : "s");
+        log_info("[host#%d] daily quota of %ld jobs reached (%d sent today before this "
+                 "request)", rs->hostid, rs->quota_limit, rs->quota_sent_today);
+    }
+    return 0;
+}
+
 /*
  * How many candidates to read.  Reading (and locking) more rows than a
  * request can take is the largest avoidable cost in the database: 32
@@ -246,7 +295,8 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
     cands = malloc(sizeof *cands * (size_t)limit);
     if (!cands)
         return DB_ERR;
-    r = ctx->source->candidates(ctx, rs, limit, cands, &n);
+    /* a host that got its daily quota: no candidate is read */
+    r = quota_allows_one(rs) ? ctx->source->candidates(ctx, rs, limit, cands, &n) : DB_OK;
     if (r != DB_OK) {
         free(cands);
         return r;
@@ -264,6 +314,8 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         double flops, runtime, wall;
         int ri;
 
+        if (!quota_allows_one(rs))
+            break;
         if (wu_already_taken(rs, c->wu_id))
             continue;
         av = handler_choose_av(ctx, rs, c->appid, 1, &ri);
@@ -311,7 +363,7 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
     r = claim_jobs(ctx, rs);
     if (r == DB_OK && ctx->source->after_claim)
         r = ctx->source->after_claim(ctx, rs);
-    if (r == DB_OK && rs->njobs == 0 && ctx->cfg.tail_budget > 0)
+    if (r == DB_OK && rs->njobs == 0 && ctx->cfg.tail_budget > 0 && quota_allows_one(rs))
         r = tail_send(ctx, rs);   /* nothing to send: a backup of a slow result? */
     return r;
 }
@@ -519,6 +571,8 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->nhavs_changed = 0;
     rs->nresent = 0;
     rs->nlost = 0;
+    rs->quota_reached = 0;
+    rs->quota_note[0] = '\0';
     handler_free_rscs(rs);
 
     r = app_cache_refresh(&ctx->apps, c, rs->now);
@@ -562,6 +616,7 @@ static int tx_body(struct db_conn *c, void *varg)
         memset(&rs->host, 0, sizeof rs->host);
         rs->host.id = rs->hostid;
     }
+    rs->standing_was = rs->host.standing;
     rs->rhythm.gap_avg = rs->host.rpc_gap_avg;
     rs->rhythm.gap_dev = rs->host.rpc_gap_dev;
     rs->rhythm.gap_n = rs->host.rpc_gap_n;
@@ -576,6 +631,7 @@ static int tx_body(struct db_conn *c, void *varg)
 
     if (handler_setup_rscs(ctx, rs) < 0)
         return DB_ERR;
+    quota_setup(ctx, rs);
     if (!ctx->code_sign_key[0]) {
         /* No code-signing key: the client would refuse every app file, so
          * nothing that carries one goes out, neither new work nor a lost
@@ -609,6 +665,8 @@ static int tx_body(struct db_conn *c, void *varg)
             rsc->reason = NW_DONT_SEND;
         else if (!rsc->supported)
             rsc->reason = NW_NOT_SUPPORTED;
+        else if (rs->quota_reached)
+            rsc->reason = NW_DAILY_QUOTA;
         else if (rsc->refused_deadline > 0)
             rsc->reason = NW_DEADLINE;
         else if (rsc->refused_finish > 0)
@@ -621,6 +679,9 @@ static int tx_body(struct db_conn *c, void *varg)
     /* a new host's client resets its rpc_seqno to 0 on getting the id */
     if (rs->send_hostid)
         hu.rpc_seqno = 0;
+    hu.nresults_today = rs->quota_sent_today + new_jobs(rs);
+    hu.standing_was = rs->standing_was;
+    hu.standing_now = rs->host.standing;
     hu.havs = rs->havs_changed;
     hu.nhavs = rs->nhavs_changed;
     return db_host_update(c, &hu);

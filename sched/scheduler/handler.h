@@ -38,7 +38,8 @@ enum no_work_reason {
     NW_NOT_SUPPORTED,    /* the project has no app version for this resource */
     NW_DONT_SEND,        /* the client said "no new tasks" */
     NW_NO_HOST_INFO,     /* the request lacks what an estimate needs */
-    NW_FINISH_LINE       /* a batch's last jobs: this host would finish them late */
+    NW_FINISH_LINE,      /* a batch's last jobs: this host would finish them late */
+    NW_DAILY_QUOTA       /* the host got its daily quota of jobs (host_quota.h) */
 };
 const char *no_work_reason_name(enum no_work_reason r);
 
@@ -109,6 +110,13 @@ struct request_state {
     int njobs;
     int nreported;                 /* reports that changed a result */
     char note[256];                /* an extra message for the volunteer */
+    /* the host's daily quota (sched/policy/host_quota.h): its standing
+     * as the look-up read it (rs->host.standing is changed by the reports) */
+    struct db_host_standing standing_was;
+    long quota_limit;              /* jobs per day; -1: no quota */
+    int quota_sent_today;          /* jobs sent today before this request */
+    int quota_reached;             /* work was refused because of it */
+    char quota_note[160];          /* the message saying so */
     /* locality: the host's team in each active locality batch */
     struct loc_choice loc[LOC_MAX_BATCHES];
     int nloc;

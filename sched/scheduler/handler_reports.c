@@ -1,8 +1,8 @@
 /*
  * handler_reports.c - the results a host reports in one request: read
  * them (only the host's own results count), write their outcomes, and
- * update the host's runtime corrections per app version and its
- * turnaround (see handler_internal.h).  The account look-up read them
+ * update the host's runtime corrections per app version, its turnaround
+ * and its standing for the daily quota (see handler_internal.h).  The account look-up read them
  * (db_sched_auth); here one statement writes their outcomes, and one more
  * inserts the corrections of app versions the host reports for the first
  * time (changed ones are written with the host update), inside the
@@ -15,10 +15,13 @@
 
 #include "estimate.h"
 #include "handler_internal.h"
+#include "host_quota.h"
 #include "log.h"
 
 struct report_ctx {
     struct request_state *rs;
+    int project_quota;             /* daily_result_quota */
+    int validating;                /* a validator judges successes */
     struct db_report_update *updates;
     int nupdates;
     int hav_dirty[DB_MAX_HAV];
@@ -46,6 +49,24 @@ static struct db_hav_row *hav_get(struct request_state *rs, int app_version_id, 
     rs->havs[rs->nhavs].et_n = 0;
     rs->havs[rs->nhavs].correction = 1;
     return &rs->havs[rs->nhavs++];
+}
+
+/* A reported result moves the host's standing (host_quota.h): a task the
+ * client reports as failed (not aborted) counts as bad; a success counts
+ * as valid only without a validator (else the validator judges it). */
+static void judge_report(struct report_ctx *x, const struct db_reported_row *row, int bad)
+{
+    struct db_host_standing *s = &x->rs->host.standing;
+    int old = hq_per_cpu(s->max_results_day, x->project_quota);
+
+    s->max_results_day = bad ? hq_after_bad(s->max_results_day, x->project_quota)
+                             : hq_after_valid(s->max_results_day, x->project_quota);
+    s->consecutive_valid = bad ? 0 : s->consecutive_valid + 1;
+    s->error_rate = hq_error_rate(s->error_rate, bad);
+    if (bad)
+        log_info("[host#%d] [result#%d] reported as failed: daily quota %d -> %d per CPU",
+                 x->rs->hostid, row->id, old, hq_per_cpu(s->max_results_day,
+                                                         x->project_quota));
 }
 
 static int report_row(void *vctx, const struct db_reported_row *row)
@@ -83,6 +104,10 @@ static int report_row(void *vctx, const struct db_reported_row *row)
     u->peak_swap_size = rr->peak_swap_size;
     u->peak_disk_usage = rr->peak_disk_usage;
     u->stderr_out = rr->stderr_out;
+    if (!success && rr->state != CRS_ABORTED)
+        judge_report(x, row, 1);
+    else if (success && !x->validating)
+        judge_report(x, row, 0);
     if (success && row->sent_time > 0)
         rhythm_add_turnaround(&rs->rhythm, (double)rs->now - row->sent_time);
     if (success && row->flops_estimate > 0 && row->rsc_fpops_est > 0 &&
@@ -110,6 +135,8 @@ int handler_handle_reports(struct sched_ctx *ctx, struct request_state *rs)
         return DB_OK;
     memset(&x, 0, sizeof x);
     x.rs = rs;
+    x.project_quota = ctx->cfg.daily_result_quota;
+    x.validating = config_validating(&ctx->cfg);
     x.updates = calloc((size_t)req->nresults, sizeof *x.updates);
     if (!x.updates)
         return DB_ERR;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "credit.h"
+#include "host_quota.h"
 #include "log.h"
 
 static int rsc_index_of(const struct request_state *rs, const char *name)
@@ -73,6 +74,9 @@ static const char *reason_text(enum no_work_reason r)
     case NW_FINISH_LINE:
         return "the last tasks of a batch go to computers that will return them sooner, so "
                "that the batch finishes quickly";
+    case NW_DAILY_QUOTA:
+        return "this computer reached its daily quota of tasks (lower after tasks that "
+               "failed or were wrong); it gets more tomorrow";
     case NW_NONE: break;
     }
     return "";
@@ -122,6 +126,8 @@ static void add_no_work(struct sched_reply *r, struct reply_store *st,
     }
     if (rs->njobs > 0)
         delay = ctx->cfg.min_request_delay;
+    else if (rs->quota_reached && delay < hq_delay_to_tomorrow(rs->now, rs->hostid))
+        delay = hq_delay_to_tomorrow(rs->now, rs->hostid);   /* BOINC: the next day */
     r->request_delay = delay > 0 ? delay : -1;
     /* a host holding our results calls back regularly: its rhythm (and
      * its silence when it is gone) is then seen within hours */
@@ -311,6 +317,10 @@ int reply_build(struct sched_reply *r, struct reply_store *st, struct sched_ctx 
     if (rs->note[0]) {
         r->messages[r->nmessages].priority = "notice";
         r->messages[r->nmessages++].text = rs->note;
+    }
+    if (rs->quota_reached) {
+        r->messages[r->nmessages].priority = "notice";
+        r->messages[r->nmessages++].text = rs->quota_note;
     }
     r->send_full_workload = !req->have_ip_results;
     if (!req->have_code_sign_key)

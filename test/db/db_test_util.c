@@ -70,13 +70,19 @@ int tu_user(struct sched_ctx *ctx, const char *tag, char auth[65])
     return id;
 }
 
+const char *tu_app_name = "tapp";
+const char *tu_platform_name = "x86_64-pc-linux-gnu";
+
 void tu_app(struct sched_ctx *ctx, const char *coproc_type)
 {
     struct db_app_version_new v;
+    char file[64], url[96];
     int appid, platid, avid, r;
-    r = db_app_get_or_create(ctx->db, "tapp", "Test app", (int)time(NULL), &appid);
+    snprintf(file, sizeof file, "%s_1.00", tu_app_name);
+    snprintf(url, sizeof url, "http://x/%s", file);
+    r = db_app_get_or_create(ctx->db, tu_app_name, "Test app", (int)time(NULL), &appid);
     if (r == DB_OK)
-        r = db_platform_get_or_create(ctx->db, "x86_64-pc-linux-gnu", (int)time(NULL), &platid);
+        r = db_platform_get_or_create(ctx->db, tu_platform_name, (int)time(NULL), &platid);
     if (r != DB_OK)
         die("app", db_error(ctx->db));
     memset(&v, 0, sizeof v);
@@ -89,7 +95,7 @@ void tu_app(struct sched_ctx *ctx, const char *coproc_type)
     v.coproc_type = "";
     r = db_app_version_create(ctx->db, &v, (int)time(NULL), &avid);
     if (r == DB_OK)
-        r = db_app_version_file_add(ctx->db, avid, 0, "tapp_1.00", "", "http://x/tapp_1.00", 10,
+        r = db_app_version_file_add(ctx->db, avid, 0, file, "", url, 10,
                                     "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
     if (r != DB_OK && r != DB_DUP)
         die("app version", db_error(ctx->db));
@@ -100,8 +106,8 @@ void tu_app(struct sched_ctx *ctx, const char *coproc_type)
         v.avg_ncpus = 0.1;
         r = db_app_version_create(ctx->db, &v, (int)time(NULL), &avid);
         if (r == DB_OK)
-            r = db_app_version_file_add(ctx->db, avid, 0, "tapp_1.00", "", "http://x/tapp_1.00",
-                                        10, "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
+            r = db_app_version_file_add(ctx->db, avid, 0, file, "", url, 10,
+                                        "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
         if (r != DB_OK && r != DB_DUP)
             die("gpu app version", db_error(ctx->db));
     }
@@ -115,7 +121,7 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
 {
     struct db_batch_new b;
     int appid, batch, i, k, r, now = (int)time(NULL);
-    if (db_app_lookup(ctx->db, "tapp", &appid) != DB_OK)
+    if (db_app_lookup(ctx->db, tu_app_name, &appid) != DB_OK)
         die("batch", "no app tapp");
     memset(&b, 0, sizeof b);
     b.name = name;
@@ -257,7 +263,7 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     struct db_batch_new b;
     int appid, batch = 0, i, k, r, now = (int)time(NULL);
 
-    if (db_app_lookup(ctx->db, "tapp", &appid) != DB_OK)
+    if (db_app_lookup(ctx->db, tu_app_name, &appid) != DB_OK)
         die("locality batch", "no app tapp");
     if (ncursors < 1 || ncursors > njobs)
         die("locality batch", "need 1 <= ncursors <= njobs");
@@ -314,6 +320,43 @@ void tu_retire_batches_from(struct sched_ctx *ctx, int first_id)
 }
 
 /* ---- child processes ---- */
+
+void tu_daemon_config(const char *dir, const char *up, const char *tag, const char *keys,
+                      const char *settings)
+{
+    const char *src = getenv("LOCSCHED_CONFIG");
+    char cmd[8192];
+    if (!src || !src[0])
+        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+    if ((size_t)snprintf(cmd, sizeof cmd,
+                         "grep -v -E '^[[:space:]]*(log_dir|log_level|upload_dir|%s)"
+                         "[[:space:]]*=' '%s' >'%s/%s.conf' && "
+                         "printf 'log_dir = %%s/log\nlog_level = 0\nupload_dir = %%s\n%%s\n' "
+                         "'%s' '%s' '%s' >>'%s/%s.conf'", keys, src, dir, tag, dir, up, settings,
+                         dir, tag) >= sizeof cmd)
+        die("daemon config", "too long");
+    if (system(cmd) != 0)
+        die("daemon config", cmd);
+}
+
+void tu_daemon_dirs(const char *sub, char *dir, size_t dirlen, char *up, size_t uplen,
+                    char *bindir, size_t bindirlen)
+{
+    const char *top = getenv("top_builddir");
+    char cmd[4096];
+    if (!getcwd(dir, dirlen) || strlen(dir) + strlen(sub) + 2 > dirlen)
+        die("getcwd", "fails or too long");
+    strcat(dir, "/");
+    strcat(dir, sub);
+    if ((size_t)snprintf(up, uplen, "%s/upload", dir) >= uplen ||
+        (size_t)snprintf(bindir, bindirlen, "%s/daemons", top && top[0] ? top : "..") >=
+            bindirlen ||
+        (size_t)snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/log' '%s'", dir, dir,
+                         up) >= sizeof cmd)
+        die("daemon folders", "path too long");
+    if (system(cmd) != 0)
+        die("daemon folders", cmd);
+}
 
 pid_t tu_spawn(const char *path, const char *const *argv)
 {

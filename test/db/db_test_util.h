@@ -24,8 +24,14 @@ void tu_ctx_open(struct sched_ctx *ctx);
 /* Create a user; writes its authenticator (33 bytes) and returns its id. */
 int tu_user(struct sched_ctx *ctx, const char *tag, char auth[65]);
 
-/* Make sure app "tapp" (version 100, CPU, platform x86_64-pc-linux-gnu) exists;
- * with coproc_type non-NULL also a version 100 plan class "gpu" for it. */
+/* The app and platform of tu_app, tu_batch and tu_locality_batch: "tapp"
+ * and "x86_64-pc-linux-gnu" (the recorded requests'); a test that wants
+ * jobs of its own alone sets others before it calls them. */
+extern const char *tu_app_name, *tu_platform_name;
+
+/* Make sure app tu_app_name (version 100, CPU, platform tu_platform_name)
+ * exists; with coproc_type non-NULL also a version 100 plan class "gpu"
+ * for it. */
 void tu_app(struct sched_ctx *ctx, const char *coproc_type);
 
 /* Create a plain batch of njobs jobs x repl replicas, fpops each, with
@@ -59,6 +65,21 @@ long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
  * them.  Returns the batch id. */
 int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int ncursors, int repl,
                       double fpops, int max_errors, int *cursors);
+
+/* A fresh folder SUB in the current folder, with SUB/log and SUB/upload,
+ * for daemons run as programs: dir gets its path, up the upload folder's,
+ * bindir the folder of the built daemons ($top_builddir/daemons).  Exits
+ * the test on failure. */
+void tu_daemon_dirs(const char *sub, char *dir, size_t dirlen, char *up, size_t uplen,
+                    char *bindir, size_t bindirlen);
+
+/* DIR/TAG.conf for daemons run as programs: the sandbox's config
+ * ($LOCSCHED_CONFIG) with log_dir DIR/log, log_level 0, upload_dir UP and
+ * the lines of settings ("key = value\n..."); the sandbox's lines of
+ * those keys and of keys (an extended regex alternation, "a|b") are left
+ * out.  Exits the test on failure. */
+void tu_daemon_config(const char *dir, const char *up, const char *tag, const char *keys,
+                      const char *settings);
 
 /* Start the program at path with argv (NULL-terminated, argv[0] the
  * program) in a child process; returns its pid (exits the test when fork

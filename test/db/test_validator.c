@@ -42,17 +42,7 @@ static void bail(const char *what, const char *why)
  * the validator settings given. */
 static void make_config(const char *tag, const char *settings)
 {
-    const char *src = getenv("LOCSCHED_CONFIG");
-    char cmd[8000];
-    if (!src || !src[0])
-        bail("LOCSCHED_CONFIG", "not set: run through test/run_suite");
-    snprintf(cmd, sizeof cmd,
-             "grep -v -E '^[[:space:]]*(log_dir|log_level|upload_dir|validator|"
-             "validate_timeout)[[:space:]]*=' '%s' >'%s/%s.conf' && "
-             "printf 'log_dir = %s/log\\nlog_level = 0\\nupload_dir = %s\\n%s\\n' "
-             ">>'%s/%s.conf'", src, dir, tag, dir, up, settings, dir, tag);
-    if (system(cmd) != 0)
-        bail("config", cmd);
+    tu_daemon_config(dir, up, tag, "validator|validate_timeout", settings);
 }
 
 /* Run a daemon once (--one-pass) with dir/TAG.conf; its exit status. */
@@ -255,14 +245,7 @@ int main(void)
     char script[2600], settings[3000];
 
     tu_ctx_open(&ctx);
-    if (!getcwd(dir, sizeof dir - 40))
-        bail("getcwd", strerror(errno));
-    strcat(dir, "/valid-test");
-    snprintf(up, sizeof up, "%s/upload", dir);
-    snprintf(bindir, sizeof bindir, "%s/daemons",
-             getenv("top_builddir") && getenv("top_builddir")[0] ? getenv("top_builddir") : "..");
-    if (system("rm -rf valid-test && mkdir -p valid-test/log valid-test/upload") != 0)
-        bail("mkdir", "valid-test");
+    tu_daemon_dirs("valid-test", dir, sizeof dir, up, sizeof up, bindir, sizeof bindir);
     make_config("ident", "validator = identical");
     tu_app(&ctx, NULL);
     h_good = new_host();
