@@ -1,7 +1,7 @@
 /*
  * finish_lines.c - the batches' finish lines (finish_lines.h).  Reads are
- * plain counts from indexes (no locks); each batch's row is written in a
- * transaction of its own, and only when its figures changed.
+ * plain counts from indexes (no locks), all in one transaction; each
+ * batch's row is then written in a transaction of its own.
  */
 #include "finish_lines.h"
 
@@ -19,33 +19,73 @@
 struct speeds {
     double *v;
     int n, cap;
+    double capacity;     /* flops per second of all the hosts read */
 };
 
-static int add_speed(void *vctx, double p_fpops, double on_frac, double active_frac)
+static int add_speed(void *vctx, double p_fpops, int p_ncpus, double on_frac, double active_frac)
 {
     struct speeds *s = vctx;
+    double per_instance;
     if (s->n == s->cap)
         return 1;
-    s->v[s->n++] = p_fpops * est_cpu_avail(on_frac, active_frac);
+    per_instance = p_fpops * est_cpu_avail(on_frac, active_frac);
+    s->v[s->n++] = per_instance;
+    if (p_ncpus > 0 && per_instance > 0 && isfinite(per_instance))
+        s->capacity += per_instance * (p_ncpus > 1024 ? 1024 : p_ncpus);
     return 0;
 }
 
+/* A batch's figures, read in the first transaction. */
+struct fl_batch {
+    struct db_fl_batch b;
+    struct finish_counts fc;
+};
+
 struct fl_tx {
     struct daemon *d;
-    struct db_fl_batch *batches;
+    struct db_fl_batch *rows;
+    struct fl_batch *batches;
     int nbatches;
     struct speeds sp;
     double fast;
 };
 
+/* The counts of one batch (finish_line.h's struct finish_counts). */
+static int read_counts(struct db_conn *c, int now, struct fl_batch *fb)
+{
+    long long finished = 0;
+    int since = now - FINISH_RATE_WINDOW, r;
+
+    memset(&fb->fc, 0, sizeof fb->fc);
+    if (since < fb->b.create_time)
+        since = fb->b.create_time;
+    r = db_fl_result_counts(c, fb->b.id, since, &fb->fc.in_progress, &fb->fc.recent);
+    if (r == DB_OK)
+        r = db_fl_finished_jobs(c, fb->b.id, &finished);
+    if (r != DB_OK)
+        return r;
+    fb->fc.needed = (long long)fb->b.njobs * fb->b.min_quorum;
+    fb->fc.succeeded = finished * fb->b.min_quorum;  /* unfinished jobs count as not begun */
+    fb->fc.window = now - since;
+    fb->fc.fpops_per_result = fb->b.fpops_per_result;
+    return DB_OK;
+}
+
 static int read_body(struct db_conn *c, void *arg)
 {
     struct fl_tx *t = arg;
-    int r;
+    int r, i;
     t->sp.n = 0;
-    r = db_fl_batches(c, t->d->mod_n, t->d->mod_i, FL_MAX_BATCHES, t->batches, &t->nbatches);
+    t->sp.capacity = 0;
+    r = db_fl_batches(c, t->d->mod_n, t->d->mod_i, FL_MAX_BATCHES, t->rows, &t->nbatches);
     if (r != DB_OK || t->nbatches == 0)
         return r;
+    for (i = 0; i < t->nbatches; i++) {
+        t->batches[i].b = t->rows[i];
+        r = read_counts(c, (int)t->d->now, &t->batches[i]);
+        if (r != DB_OK)
+            return r;
+    }
     r = db_fl_host_speeds(c, (int)t->d->now - FINISH_ACTIVE_HOSTS_SECS, FINISH_MAX_HOSTS,
                           add_speed, &t->sp);
     if (r == DB_OK)
@@ -54,46 +94,29 @@ static int read_body(struct db_conn *c, void *arg)
 }
 
 struct batch_tx {
-    struct daemon *d;
-    const struct db_fl_batch *b;
-    double fast;
+    int id;
     int eta;
+    double fast;
 };
 
 static int batch_body(struct db_conn *c, void *arg)
 {
     struct batch_tx *t = arg;
-    struct finish_counts fc;
-    long long finished = 0;
-    int now = (int)t->d->now, since = now - FINISH_RATE_WINDOW, r;
-    double left;
-
-    memset(&fc, 0, sizeof fc);
-    if (since < t->b->create_time)
-        since = t->b->create_time;
-    r = db_fl_result_counts(c, t->b->id, since, &fc.in_progress, &fc.recent);
-    if (r == DB_OK)
-        r = db_fl_finished_jobs(c, t->b->id, &finished);
-    if (r != DB_OK)
-        return r;
-    fc.needed = (long long)t->b->njobs * t->b->min_quorum;
-    fc.succeeded = finished * t->b->min_quorum;  /* unfinished jobs count as not begun */
-    fc.window = now - since;
-    fc.fpops_per_result = t->b->fpops_per_result;
-    left = finish_line_eta(&fc);
-    t->eta = left > 0 && left < 3650.0 * 86400 ? now + (int)ceil(left) : 0;
-    return db_fl_set(c, t->b->id, t->eta, t->fast);
+    return db_fl_set(c, t->id, t->eta, t->fast);
 }
 
 long finish_lines_step(struct daemon *d)
 {
-    struct db_fl_batch batches[FL_MAX_BATCHES];
+    struct db_fl_batch rows[FL_MAX_BATCHES];
+    struct fl_batch batches[FL_MAX_BATCHES];
     struct fl_tx t;
     long changed = 0;
+    double flops_left = 0, capacity_eta;
     int i, r;
 
     memset(&t, 0, sizeof t);
     t.d = d;
+    t.rows = rows;
     t.batches = batches;
     t.sp.cap = FINISH_MAX_HOSTS;
     t.sp.v = malloc(sizeof *t.sp.v * FINISH_MAX_HOSTS);
@@ -107,16 +130,34 @@ long finish_lines_step(struct daemon *d)
         log_error("%s", db_error(d->db));
         return r;
     }
+    /* the work all these batches still need, for those whose rate is unknown */
+    for (i = 0; i < t.nbatches; i++)
+        if (batches[i].fc.fpops_per_result > 0 && isfinite(batches[i].fc.fpops_per_result))
+            flops_left += finish_line_left(&batches[i].fc) * batches[i].fc.fpops_per_result;
+    capacity_eta = finish_line_eta_capacity(flops_left, t.sp.capacity);
     for (i = 0; i < t.nbatches; i++) {
-        struct batch_tx bt = { d, &batches[i], t.fast, 0 };
+        double left = finish_line_eta(&batches[i].fc);
+        int from_rate = left > 0;
+        struct batch_tx bt = { batches[i].b.id, 0, t.fast };
+        /* while the rate's window reaches back to the batch's start it
+         * trails (no result comes back in a job's first run), and the
+         * hosts' speed is the better guess when it is the earlier one */
+        if ((!from_rate || batches[i].fc.window < FINISH_RATE_WINDOW) &&
+            capacity_eta > 0 && (!from_rate || capacity_eta < left) &&
+            finish_line_left(&batches[i].fc) > 0) {
+            left = capacity_eta;
+            from_rate = 0;
+        }
+        bt.eta = left > 0 && left < 3650.0 * 86400 ? (int)d->now + (int)ceil(left) : 0;
         r = db_transaction(d->db, "store a batch's finish line", batch_body, &bt);
         if (r != DB_OK) {
-            log_error("[batch#%d] %s", batches[i].id, db_error(d->db));
+            log_error("[batch#%d] %s", bt.id, db_error(d->db));
             continue;
         }
-        log_debug("[batch#%d] finish line: %s%.0f s from now, a fast host %.3g flops",
-                  batches[i].id, bt.eta ? "" : "none (rate unknown), ",
-                  bt.eta ? (double)bt.eta - (double)d->now : 0.0, t.fast);
+        log_debug("[batch#%d] finish line: %s%.0f s from now (%s), a fast host %.3g flops",
+                  bt.id, bt.eta ? "" : "none (rate and hosts unknown), ",
+                  bt.eta ? (double)bt.eta - (double)d->now : 0.0,
+                  from_rate ? "its rate" : "the hosts' speed", t.fast);
         changed++;
     }
     return changed;

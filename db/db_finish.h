@@ -33,12 +33,13 @@ int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *i
 int db_fl_finished_jobs(struct db_conn *c, int batch_id, long long *n);
 
 /*
- * The CPU speed per instance of up to limit hosts that contacted the
- * scheduler since "since", newest first: row(ctx, p_fpops, on_frac,
- * active_frac) per host (0 to go on).
+ * The CPU speed per instance and the CPU count of up to limit hosts that
+ * contacted the scheduler since "since", newest first: row(ctx, p_fpops,
+ * p_ncpus, on_frac, active_frac) per host (0 to go on).
  */
 int db_fl_host_speeds(struct db_conn *c, int since, int limit,
-                      int (*row)(void *ctx, double p_fpops, double on_frac, double active_frac),
+                      int (*row)(void *ctx, double p_fpops, int p_ncpus, double on_frac,
+                                 double active_frac),
                       void *ctx);
 
 /* Store a batch's projected end (0: none) and a fast host's speed. */

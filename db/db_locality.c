@@ -28,15 +28,15 @@ int db_active_batches(struct db_conn *c, int (*row)(void *ctx, const struct db_a
                       void *ctx)
 {
     static const char sql[] =
-        "SELECT id, locality, finish_eta, finish_fast_flops FROM batch WHERE state = 1 "
-        "ORDER BY id";
+        "SELECT id, locality, finish_eta, finish_fast_flops, create_time FROM batch "
+        "WHERE state = 1 ORDER BY id";
     struct active_ctx x;
     struct db_val cols[] = { DBV_INT(x.b.id), DBV_INT(x.b.locality), DBV_INT(x.b.finish_eta),
-                             DBV_DBL(x.b.finish_fast_flops) };
+                             DBV_DBL(x.b.finish_fast_flops), DBV_INT(x.b.create_time) };
     memset(&x, 0, sizeof x);
     x.row = row;
     x.ctx = ctx;
-    return db_query(c, SLOT_ACTIVE_BATCHES, sql, NULL, 0, cols, 4, active_row, &x, NULL,
+    return db_query(c, SLOT_ACTIVE_BATCHES, sql, NULL, 0, cols, 5, active_row, &x, NULL,
                     "list active batches");
 }
 

@@ -21,6 +21,7 @@ struct db_active_batch {
     int locality;
     int finish_eta;              /* projected end, Unix seconds; 0 unknown */
     double finish_fast_flops;    /* a fast host's speed per instance */
+    int create_time;             /* Unix seconds */
 };
 
 /* The active batches, in id order: row(ctx, b) per batch (0 to go on). */

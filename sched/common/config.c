@@ -146,6 +146,9 @@ static const struct cfg_key config_table[] = {
       "in a batch's last stretch, a job goes only to a host expected to finish it within "
       "this times (the batch's projected time left plus the job's time on a fast host); "
       "0: off" },
+    { "finish_line_young", CT_INT, OFF(finish_line_young), "900", 0, 86400,
+      "seconds after its creation during which a batch with no projected end yet goes only "
+      "to idle CPUs of hosts not much slower than a fast one; 0: off" },
 
     { "validator", CT_STR, OFF(validator), "none", 0, 0,
       "none: a reported success is valid and earns credit (no validator runs); identical: "

@@ -79,6 +79,7 @@ struct config {
     int tail_min_reports;              /* reports before a host gets backups */
     int tail_candidates;               /* in-progress results considered */
     double finish_line_slack;          /* 0: off; see sched/policy/finish_line.h */
+    int finish_line_young;             /* seconds a batch is young; 0: off */
 
     /* validator (doc/admin-guide.md "Validation") */
     char validator[CONFIG_STR_MAX];    /* none, identical or a command */

@@ -93,9 +93,11 @@ double est_correction_sample(double elapsed, double rsc_fpops_est, double flops_
  * JC2 update.  The sample is clamped to the correction bounds; a
  * non-finite sample is ignored (the old value is returned, clamped, or 1.0
  * when there is no history).  n <= 0, or an old value that is not finite,
- * means no history: the result is the sample.  Otherwise an increase is
- * taken at once and a decrease moves EST_DECREASE_WEIGHT of the way to
- * the sample.
+ * means no history: the old value is then 1 (no correction), as the BOINC
+ * client starts its duration correction factor, so that one job far
+ * shorter than its estimate (batches whose job sizes vary) does not make
+ * a host look many times faster.  An increase is taken at once and a
+ * decrease moves EST_DECREASE_WEIGHT of the way to the sample.
  */
 double est_correction_update(double old, long n, double sample)
 {
@@ -104,9 +106,7 @@ double est_correction_update(double old, long n, double sample)
     if (!isfinite(sample))
         return history ? clamp_correction(old) : 1.0;
     sample = clamp_correction(sample);
-    if (!history)
-        return sample;
-    old = clamp_correction(old);
+    old = history ? clamp_correction(old) : 1.0;
     if (sample > old)
         return sample;
     return clamp_correction(old + EST_DECREASE_WEIGHT * (sample - old));

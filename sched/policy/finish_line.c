@@ -7,23 +7,39 @@
 #include <math.h>
 #include <stdlib.h>
 
-double finish_line_eta(const struct finish_counts *c)
+double finish_line_left(const struct finish_counts *c)
 {
-    double left, rate;
     long long open;
 
-    if (!c || c->recent < FINISH_MIN_SUCCESSES || !(c->window > 0) ||
-        !(c->fpops_per_result > 0) || !isfinite(c->fpops_per_result) || c->needed <= 0)
+    if (!c || c->needed <= 0)
         return 0;
     open = c->needed - c->succeeded;           /* successes still to come */
     if (open <= 0)
         return 0;
     if (c->in_progress < open)
-        left = (double)(open - c->in_progress) + 0.5 * (double)c->in_progress;
-    else
-        left = 0.5 * (double)open;             /* more in progress than needed: backups */
+        return (double)(open - c->in_progress) + 0.5 * (double)c->in_progress;
+    return 0.5 * (double)open;                 /* more in progress than needed: backups */
+}
+
+double finish_line_eta(const struct finish_counts *c)
+{
+    double rate;
+
+    if (!c || c->recent < FINISH_MIN_SUCCESSES || !(c->window > 0) ||
+        !(c->fpops_per_result > 0) || !isfinite(c->fpops_per_result))
+        return 0;
     rate = (double)c->recent / c->window;      /* results per second */
-    return left / rate;
+    return finish_line_left(c) / rate;
+}
+
+double finish_line_eta_capacity(double flops_left, double capacity)
+{
+    double eta;
+
+    if (!(flops_left > 0) || !(capacity > 0) || !isfinite(flops_left) || !isfinite(capacity))
+        return 0;
+    eta = flops_left / capacity;
+    return isfinite(eta) ? eta : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -65,4 +81,11 @@ int finish_line_accepts(double eta_left, double fast_flops, double job_fpops, do
             bound += fast;
     }
     return start + wall <= slack * bound;
+}
+
+int finish_line_young_accepts(double idle_instances, int accepted, double start)
+{
+    if (idle_instances > 0 && isfinite(idle_instances) && accepted < ceil(idle_instances))
+        return 1;
+    return accepted == 0 && !(start > 0);
 }

@@ -17,8 +17,17 @@
  * The projection: the work the batch still needs (results not yet
  * successful, those in progress counted as half done) divided by the rate
  * at which the batch's results have been coming back (successes received
- * in a recent window).  Until that rate is known the batch has no finish
- * line.
+ * in a recent window).  Until that rate is known, the work all active
+ * batches still need divided by the speed of the hosts seen in the last
+ * day (finish_line_eta_capacity): exact for a batch that has the hosts to
+ * itself, later (so milder) when batches share them.
+ *
+ * A young batch (finish_line_young) with no projection at all yet, before
+ * the transitioner's first steps have seen the hosts: a job goes only to
+ * an idle instance (finish_line_young_accepts).  Without it, a batch smaller
+ * than the hosts' buffers together went out in full buffers to the first
+ * hosts that asked, and then waited for the slowest deep queue (5 to 15
+ * times the ideal makespan in the emulator).
  *
  * The rule: a job goes to a host only if the host is expected to finish
  * it (the wait before an instance is free, the work already accepted for
@@ -50,10 +59,24 @@ struct finish_counts {
 };
 
 /*
+ * The results the batch still needs, counting those in progress as half
+ * done (0 when none or on bad input).
+ */
+double finish_line_left(const struct finish_counts *c);
+
+/*
  * The batch's projected end, in seconds from now (> 0), or 0 when it has
  * no finish line: rate unknown (too few recent successes), or bad input.
  */
 double finish_line_eta(const struct finish_counts *c);
+
+/*
+ * The projected end (seconds from now) from the hosts' speed when the rate
+ * is unknown: flops_left, the work still needed by the active batches;
+ * capacity, the flops per second of the hosts seen lately (instances x
+ * speed x availability).  0 when either is unknown.
+ */
+double finish_line_eta_capacity(double flops_left, double capacity);
 
 /*
  * The speed per instance (flops) of a fast host: the FINISH_FAST_QUANTILE
@@ -72,5 +95,15 @@ double finish_line_fast_flops(double *v, int n);
  */
 int finish_line_accepts(double eta_left, double fast_flops, double job_fpops, double start,
                         double wall, double slack);
+
+/*
+ * May a job of a young batch with no projection yet go to this host?
+ * Only to an idle instance: idle_instances is what the client reported
+ * idle (req_instances), accepted the jobs already accepted for this reply
+ * on that resource.  A client that reports no idle instances (an old one)
+ * gets one job when nothing is queued (start: seconds until an instance
+ * is free, <= 0).
+ */
+int finish_line_young_accepts(double idle_instances, int accepted, double start);
 
 #endif

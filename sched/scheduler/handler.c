@@ -45,6 +45,7 @@ const char *no_work_reason_name(enum no_work_reason r)
     case NW_NO_HOST_INFO: return "no_host_info";
     case NW_FINISH_LINE: return "finish_line";
     case NW_DAILY_QUOTA: return "daily_quota";
+    case NW_YOUNG_BATCH: return "young_batch";
     }
     return "unknown";
 }
@@ -262,24 +263,35 @@ static int candidate_limit(const struct sched_ctx *ctx, const struct request_sta
  * Would this host finish candidate c (wall seconds once started on rsc)
  * by its batch's finish line (sched/policy/finish_line.h)?  It starts
  * when an instance is free (the client's estimated_delay) and the work
- * already accepted for this reply has run.
+ * already accepted for this reply has run.  A young batch with no line
+ * yet goes to idle instances only.  Returns FL_OK, or why not.
  */
-static int before_finish_line(const struct sched_ctx *ctx, const struct request_state *rs,
-                              const struct rsc_state *rsc, const struct db_candidate *c,
-                              double wall)
+enum fl_verdict { FL_OK, FL_LATE, FL_YOUNG };
+
+static enum fl_verdict before_finish_line(const struct sched_ctx *ctx,
+                                          const struct request_state *rs,
+                                          const struct rsc_state *rsc,
+                                          const struct db_candidate *c, double wall)
 {
     const struct db_active_batch *b;
     double start;
 
     if (!(ctx->cfg.finish_line_slack > 0))
-        return 1;
+        return FL_OK;
     b = app_cache_active_batch(&ctx->apps, c->batch);
-    if (!b || b->finish_eta <= 0)
-        return 1;
+    if (!b)
+        return FL_OK;
     start = rsc->estimated_delay +
             est_wall(rsc->secs_filled / (rsc->ninstances > 0 ? rsc->ninstances : 1), rsc->avail);
+    if (b->finish_eta <= 0) {
+        if (rs->now - (double)b->create_time >= ctx->cfg.finish_line_young ||
+            finish_line_young_accepts(rsc->req_instances, rsc->njobs, start))
+            return FL_OK;
+        return FL_YOUNG;
+    }
     return finish_line_accepts((double)b->finish_eta - (double)rs->now, b->finish_fast_flops,
-                               c->rsc_fpops_est, start, wall, ctx->cfg.finish_line_slack);
+                               c->rsc_fpops_est, start, wall, ctx->cfg.finish_line_slack)
+               ? FL_OK : FL_LATE;
 }
 
 static int send_work(struct sched_ctx *ctx, struct request_state *rs)
@@ -312,6 +324,7 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         struct rsc_state *rsc;
         struct sent_job *job;
         double flops, runtime, wall;
+        enum fl_verdict fl;
         int ri;
 
         if (!quota_allows_one(rs))
@@ -334,10 +347,15 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
                 continue;
             }
         }
-        if (!before_finish_line(ctx, rs, rsc, c, wall)) {
-            rsc->refused_finish++;
-            log_debug("[host#%d] [result#%d] refused on %s: its batch's finish line",
-                      rs->hostid, c->result_id, rsc->name);
+        fl = before_finish_line(ctx, rs, rsc, c, wall);
+        if (fl != FL_OK) {
+            if (fl == FL_YOUNG)
+                rsc->refused_young++;
+            else
+                rsc->refused_finish++;
+            log_debug("[host#%d] [result#%d] refused on %s: %s", rs->hostid, c->result_id,
+                      rsc->name, fl == FL_YOUNG ? "a young batch, no idle instance left"
+                                                : "its batch's finish line");
             continue;
         }
         if (edf_add(&rsc->q, wall, (double)c->delay_bound) < 0) {
@@ -393,7 +411,7 @@ int handler_job_fits(const struct sched_ctx *ctx, struct request_state *rs,
     if (ctx->cfg.sched_policy == POLICY_WS2 &&
         edf_check(&rs->rscs[e->rsc].q, e->wall, (double)deadline - (double)rs->now) != EDF_OK)
         return 0;
-    return before_finish_line(ctx, rs, &rs->rscs[e->rsc], c, e->wall);
+    return before_finish_line(ctx, rs, &rs->rscs[e->rsc], c, e->wall) == FL_OK;
 }
 
 int handler_add_claimed(struct request_state *rs, const struct db_candidate *c,
@@ -671,6 +689,8 @@ static int tx_body(struct db_conn *c, void *varg)
             rsc->reason = NW_DEADLINE;
         else if (rsc->refused_finish > 0)
             rsc->reason = NW_FINISH_LINE;
+        else if (rsc->refused_young > 0)
+            rsc->reason = NW_YOUNG_BATCH;
         else
             rsc->reason = NW_NO_WORK;
     }

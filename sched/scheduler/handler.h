@@ -39,7 +39,8 @@ enum no_work_reason {
     NW_DONT_SEND,        /* the client said "no new tasks" */
     NW_NO_HOST_INFO,     /* the request lacks what an estimate needs */
     NW_FINISH_LINE,      /* a batch's last jobs: this host would finish them late */
-    NW_DAILY_QUOTA       /* the host got its daily quota of jobs (host_quota.h) */
+    NW_DAILY_QUOTA,      /* the host got its daily quota of jobs (host_quota.h) */
+    NW_YOUNG_BATCH       /* a new batch goes to idle CPUs first */
 };
 const char *no_work_reason_name(enum no_work_reason r);
 
@@ -58,6 +59,7 @@ struct rsc_state {
     int supported;                 /* the project has an app version for it */
     int refused_deadline;          /* candidates refused by the EDF check */
     int refused_finish;            /* candidates refused by a batch's finish line */
+    int refused_young;             /* candidates of a young batch refused: no idle instance */
     enum no_work_reason reason;
     struct edf_queue q;
 };

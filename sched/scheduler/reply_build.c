@@ -77,6 +77,9 @@ static const char *reason_text(enum no_work_reason r)
     case NW_DAILY_QUOTA:
         return "this computer reached its daily quota of tasks (lower after tasks that "
                "failed or were wrong); it gets more tomorrow";
+    case NW_YOUNG_BATCH:
+        return "a new batch goes first to idle processors, one task each; more follows in a "
+               "few minutes";
     case NW_NONE: break;
     }
     return "";

@@ -117,9 +117,10 @@ struct update_case {
 
 static const struct update_case update_cases[] = {
     /* First sample is taken as is, whatever old holds. */
-    {"n == 0: the sample", 3.0, 0, 0.5, 0.5},
-    {"n == 0: the sample (increase)", 0.5, 0, 3.0, 3.0},
-    {"n < 0 counts as no history", 3.0, -4, 0.5, 0.5},
+    {"n == 0: from 1, a tenth of the way down", 3.0, 0, 0.5, 0.95},
+    {"n == 0: from 1, up at once", 0.5, 0, 3.0, 3.0},
+    {"n == 0: one very short job moves it little", 1.0, 0, 0.05, 0.905},
+    {"n < 0 counts as no history", 3.0, -4, 0.5, 0.95},
     {"n == 0: sample clamped", 1.0, 0, 1e6, EMAX},
     /* Increase: at once. */
     {"increase taken at once", 1.0, 5, 2.0, 2.0},
@@ -139,9 +140,9 @@ static const struct update_case update_cases[] = {
     {"-infinite sample keeps old", 1.5, 5, -INF, 1.5},
     {"NaN sample, no history: 1", 1.5, 0, NAN, 1.0},
     {"NaN sample, old above bound", 1000, 5, NAN, EMAX},
-    /* Non-finite old: no usable history, the sample. */
-    {"NaN old: the sample", NAN, 5, 0.7, 0.7},
-    {"infinite old: the sample", INF, 5, 0.7, 0.7},
+    /* Non-finite old: no usable history, from 1. */
+    {"NaN old: from 1", NAN, 5, 0.7, 0.97},
+    {"infinite old: from 1", INF, 5, 0.7, 0.97},
     {"NaN old and sample: 1", NAN, 5, NAN, 1.0},
 };
 

@@ -1,7 +1,8 @@
 /*
  * test_finish_line.c - unit tests of a batch's finish line
- * (sched/policy/finish_line.c): the projected end, a fast host's speed
- * and the rule that keeps a batch's last jobs off late hosts.
+ * (sched/policy/finish_line.c): the projected end (from the batch's rate,
+ * or from the hosts' speed), a fast host's speed, the rule that keeps a
+ * batch's last jobs off late hosts, and the rule for a young batch.
  */
 #include <math.h>
 
@@ -34,6 +35,43 @@ static void test_eta(void)
     c.needed = 0;
     TAP_EQ_DBL(finish_line_eta(&c), 0, 0, "nothing needed: none");
     TAP_EQ_DBL(finish_line_eta(NULL), 0, 0, "no counts: none");
+}
+
+static void test_left_and_capacity(void)
+{
+    struct finish_counts c = { 1000, 600, 100, 0, 0, 1e13 };
+
+    TAP_EQ_DBL(finish_line_left(&c), 350, 0, "300 not begun + half of 100 in progress");
+    TAP_EQ_DBL(finish_line_eta(&c), 0, 0, "no success yet: no rate, no eta from it");
+    c.in_progress = 500;
+    TAP_EQ_DBL(finish_line_left(&c), 200, 0, "more in progress than open: half of it");
+    c.succeeded = 1000;
+    TAP_EQ_DBL(finish_line_left(&c), 0, 0, "all succeeded: nothing left");
+    TAP_EQ_DBL(finish_line_left(NULL), 0, 0, "no counts: nothing");
+
+    /* 350 results of 1e13 flops on 100 hosts of 4 x 2.5e9 flops: 3,500 s */
+    TAP_EQ_DBL(finish_line_eta_capacity(350 * 1e13, 100 * 4 * 2.5e9), 3500, 1e-6,
+               "capacity: work left over the hosts' speed");
+    TAP_EQ_DBL(finish_line_eta_capacity(350 * 1e13, 0), 0, 0, "no hosts seen: none");
+    TAP_EQ_DBL(finish_line_eta_capacity(0, 1e12), 0, 0, "no work left: none");
+    TAP_EQ_DBL(finish_line_eta_capacity(NAN, 1e12), 0, 0, "NaN work: none");
+    TAP_EQ_DBL(finish_line_eta_capacity(1e13, INFINITY), 0, 0, "infinite speed: none");
+    TAP_EQ_DBL(finish_line_eta_capacity(-1e13, 1e12), 0, 0, "negative work: none");
+    TAP_EQ_DBL(finish_line_eta_capacity(1e308, 1e-300), 0, 0, "overflow: none");
+}
+
+static void test_young(void)
+{
+    TAP_CHECK(finish_line_young_accepts(2, 0, 3600), "two idle instances: the first job");
+    TAP_CHECK(finish_line_young_accepts(2, 1, 3600), "two idle instances: the second job");
+    TAP_CHECK(!finish_line_young_accepts(2, 2, 3600), "two idle instances: not a third");
+    TAP_CHECK(finish_line_young_accepts(0.5, 0, 0), "half an idle instance rounds up");
+    TAP_CHECK(!finish_line_young_accepts(0, 0, 3600), "no idle instance, work queued: no");
+    TAP_CHECK(finish_line_young_accepts(0, 0, 0), "nothing queued (an old client): one job");
+    TAP_CHECK(!finish_line_young_accepts(0, 1, 0), "an old client: only one");
+    TAP_CHECK(finish_line_young_accepts(0, 0, NAN), "NaN start counts as nothing queued");
+    TAP_CHECK(!finish_line_young_accepts(NAN, 0, 10), "NaN idle instances: none idle");
+    TAP_CHECK(!finish_line_young_accepts(INFINITY, 5, 10), "infinite idle instances: none idle");
 }
 
 static void test_fast(void)
@@ -76,6 +114,8 @@ static void test_accepts(void)
 int main(void)
 {
     test_eta();
+    test_left_and_capacity();
+    test_young();
     test_fast();
     test_accepts();
     return tap_done();
