@@ -19,19 +19,23 @@
 struct speeds {
     double *v;
     int n, cap;
-    double capacity;     /* flops per second of all the hosts read */
+    double capacity;     /* flops per second of the hosts that hold work */
 };
 
-static int add_speed(void *vctx, double p_fpops, int p_ncpus, double on_frac, double active_frac)
+/* Every host seen lately counts for a fast host's speed; only those that
+ * hold a result in progress count for the capacity: hosts attached but
+ * not working for the project (gone, no new tasks, other projects) would
+ * make the projection too early. */
+static int add_speed(void *vctx, const struct db_fl_host *h)
 {
     struct speeds *s = vctx;
     double per_instance;
     if (s->n == s->cap)
         return 1;
-    per_instance = p_fpops * est_cpu_avail(on_frac, active_frac);
+    per_instance = h->p_fpops * est_cpu_avail(h->on_frac, h->active_frac);
     s->v[s->n++] = per_instance;
-    if (p_ncpus > 0 && per_instance > 0 && isfinite(per_instance))
-        s->capacity += per_instance * (p_ncpus > 1024 ? 1024 : p_ncpus);
+    if (h->busy && h->p_ncpus > 0 && per_instance > 0 && isfinite(per_instance))
+        s->capacity += per_instance * (h->p_ncpus > 1024 ? 1024 : h->p_ncpus);
     return 0;
 }
 

@@ -75,33 +75,33 @@ int db_fl_finished_jobs(struct db_conn *c, int batch_id, long long *n)
 
 struct speeds_ctx {
     double p_fpops, on_frac, active_frac;
-    int p_ncpus;
-    int (*row)(void *ctx, double p_fpops, int p_ncpus, double on_frac, double active_frac);
+    int p_ncpus, busy;
+    int (*row)(void *ctx, const struct db_fl_host *h);
     void *ctx;
 };
 
 static int speed_row(void *vctx)
 {
     struct speeds_ctx *x = vctx;
-    return x->row(x->ctx, x->p_fpops, x->p_ncpus, x->on_frac, x->active_frac);
+    struct db_fl_host h = { x->p_fpops, x->p_ncpus, x->on_frac, x->active_frac, x->busy != 0 };
+    return x->row(x->ctx, &h);
 }
 
 int db_fl_host_speeds(struct db_conn *c, int since, int limit,
-                      int (*row)(void *ctx, double p_fpops, int p_ncpus, double on_frac,
-                                 double active_frac),
-                      void *ctx)
+                      int (*row)(void *ctx, const struct db_fl_host *h), void *ctx)
 {
     static const char sql[] =
-        "SELECT p_fpops, p_ncpus, on_frac, active_frac FROM host WHERE rpc_time >= ? "
-        "ORDER BY rpc_time DESC LIMIT ?";
+        "SELECT p_fpops, p_ncpus, on_frac, active_frac, "
+        "EXISTS (SELECT 1 FROM result r WHERE r.hostid = h.id AND r.server_state = 4) "
+        "FROM host h WHERE rpc_time >= ? ORDER BY rpc_time DESC LIMIT ?";
     struct speeds_ctx x;
     struct db_val p[] = { DBV_INT(since), DBV_INT(limit) };
     struct db_val cols[] = { DBV_DBL(x.p_fpops), DBV_INT(x.p_ncpus), DBV_DBL(x.on_frac),
-                             DBV_DBL(x.active_frac) };
+                             DBV_DBL(x.active_frac), DBV_INT(x.busy) };
     memset(&x, 0, sizeof x);
     x.row = row;
     x.ctx = ctx;
-    return db_query(c, SLOT_FL_SPEEDS, sql, p, 2, cols, 4, speed_row, &x, NULL,
+    return db_query(c, SLOT_FL_SPEEDS, sql, p, 2, cols, 5, speed_row, &x, NULL,
                     "read the active hosts' speeds");
 }
 

@@ -32,15 +32,20 @@ int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *i
 /* A batch's finished workunits (a canonical result, or an error). */
 int db_fl_finished_jobs(struct db_conn *c, int batch_id, long long *n);
 
+/* A host seen lately, as the finish line needs it. */
+struct db_fl_host {
+    double p_fpops;          /* CPU speed per instance */
+    int p_ncpus;
+    double on_frac, active_frac;
+    int busy;                /* it holds a result in progress (ind_res_host_state) */
+};
+
 /*
- * The CPU speed per instance and the CPU count of up to limit hosts that
- * contacted the scheduler since "since", newest first: row(ctx, p_fpops,
- * p_ncpus, on_frac, active_frac) per host (0 to go on).
+ * Up to limit hosts that contacted the scheduler since "since", newest
+ * first: row(ctx, host) per host (0 to go on).
  */
 int db_fl_host_speeds(struct db_conn *c, int since, int limit,
-                      int (*row)(void *ctx, double p_fpops, int p_ncpus, double on_frac,
-                                 double active_frac),
-                      void *ctx);
+                      int (*row)(void *ctx, const struct db_fl_host *h), void *ctx);
 
 /* Store a batch's projected end (0: none) and a fast host's speed. */
 int db_fl_set(struct db_conn *c, int batch_id, int finish_eta, double fast_flops);

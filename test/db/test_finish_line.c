@@ -52,12 +52,12 @@ static void ask(int hostid, double req_secs, struct sched_stats *st)
 }
 
 /* The test's oracle of the hosts' speed: instances x speed x availability
- * of every host seen in the last day. */
-static int add_capacity(void *vctx, double p_fpops, int p_ncpus, double on_frac,
-                        double active_frac)
+ * of the hosts seen in the last day that hold a result in progress. */
+static int add_capacity(void *vctx, const struct db_fl_host *h)
 {
     double *sum = vctx;
-    *sum += p_ncpus * p_fpops * est_cpu_avail(on_frac, active_frac);
+    if (h->busy)
+        *sum += h->p_ncpus * h->p_fpops * est_cpu_avail(h->on_frac, h->active_frac);
     return 0;
 }
 
