@@ -17,15 +17,17 @@
 #define FL_MAX_BATCHES 256
 
 struct speeds {
-    double *v;
-    int n, cap;
+    double *v;           /* speed per instance of every host seen */
+    double *busy;        /* ... of those that hold a result in progress */
+    int n, nbusy, cap;
     double capacity;     /* flops per second of the hosts that hold work */
 };
 
-/* Every host seen lately counts for a fast host's speed; only those that
- * hold a result in progress count for the capacity: hosts attached but
+/* Every host seen lately counts for the fast host of a line from the
+ * batch's rate; only those that hold a result in progress count for the
+ * capacity, and for the fast host of a line from it: hosts attached but
  * not working for the project (gone, no new tasks, other projects) would
- * make the projection too early. */
+ * make that line too early and too strict. */
 static int add_speed(void *vctx, const struct db_fl_host *h)
 {
     struct speeds *s = vctx;
@@ -34,8 +36,10 @@ static int add_speed(void *vctx, const struct db_fl_host *h)
         return 1;
     per_instance = h->p_fpops * est_cpu_avail(h->on_frac, h->active_frac);
     s->v[s->n++] = per_instance;
-    if (h->busy && h->p_ncpus > 0 && per_instance > 0 && isfinite(per_instance))
+    if (h->busy && h->p_ncpus > 0 && per_instance > 0 && isfinite(per_instance)) {
         s->capacity += per_instance * (h->p_ncpus > 1024 ? 1024 : h->p_ncpus);
+        s->busy[s->nbusy++] = per_instance;
+    }
     return 0;
 }
 
@@ -51,7 +55,7 @@ struct fl_tx {
     struct fl_batch *batches;
     int nbatches;
     struct speeds sp;
-    double fast;
+    double fast, fast_busy;
 };
 
 /* The counts of one batch (finish_line.h's struct finish_counts). */
@@ -79,7 +83,7 @@ static int read_body(struct db_conn *c, void *arg)
 {
     struct fl_tx *t = arg;
     int r, i;
-    t->sp.n = 0;
+    t->sp.n = t->sp.nbusy = 0;
     t->sp.capacity = 0;
     r = db_fl_batches(c, t->d->mod_n, t->d->mod_i, FL_MAX_BATCHES, t->rows, &t->nbatches);
     if (r != DB_OK || t->nbatches == 0)
@@ -92,8 +96,10 @@ static int read_body(struct db_conn *c, void *arg)
     }
     r = db_fl_host_speeds(c, (int)t->d->now - FINISH_ACTIVE_HOSTS_SECS, FINISH_MAX_HOSTS,
                           add_speed, &t->sp);
-    if (r == DB_OK)
+    if (r == DB_OK) {
         t->fast = finish_line_fast_flops(t->sp.v, t->sp.n);
+        t->fast_busy = finish_line_fast_flops(t->sp.busy, t->sp.nbusy);
+    }
     return r;
 }
 
@@ -124,12 +130,16 @@ long finish_lines_step(struct daemon *d)
     t.batches = batches;
     t.sp.cap = FINISH_MAX_HOSTS;
     t.sp.v = malloc(sizeof *t.sp.v * FINISH_MAX_HOSTS);
-    if (!t.sp.v) {
+    t.sp.busy = malloc(sizeof *t.sp.busy * FINISH_MAX_HOSTS);
+    if (!t.sp.v || !t.sp.busy) {
+        free(t.sp.v);
+        free(t.sp.busy);
         log_error("finish lines: out of memory");
         return DB_ERR;
     }
     r = db_transaction(d->db, "read the batches and hosts for the finish lines", read_body, &t);
     free(t.sp.v);
+    free(t.sp.busy);
     if (r != DB_OK) {
         log_error("%s", db_error(d->db));
         return r;
@@ -151,6 +161,7 @@ long finish_lines_step(struct daemon *d)
             finish_line_left(&batches[i].fc) > 0) {
             left = capacity_eta;
             from_rate = 0;
+            bt.fast = t.fast_busy;
         }
         bt.eta = left > 0 && left < 3650.0 * 86400 ? (int)d->now + (int)ceil(left) : 0;
         r = db_transaction(d->db, "store a batch's finish line", batch_body, &bt);
@@ -161,7 +172,7 @@ long finish_lines_step(struct daemon *d)
         log_debug("[batch#%d] finish line: %s%.0f s from now (%s), a fast host %.3g flops",
                   bt.id, bt.eta ? "" : "none (rate and hosts unknown), ",
                   bt.eta ? (double)bt.eta - (double)d->now : 0.0,
-                  from_rate ? "its rate" : "the hosts' speed", t.fast);
+                  from_rate ? "its rate" : "the hosts' speed", bt.fast);
         changed++;
     }
     return changed;
