@@ -43,39 +43,34 @@ static int add_speed(void *vctx, const struct db_fl_host *h)
     return 0;
 }
 
-/* A batch's figures, read in the first transaction. */
-struct fl_batch {
-    struct db_fl_batch b;
-    struct finish_counts fc;
-};
-
 struct fl_tx {
     struct daemon *d;
-    struct db_fl_batch *rows;
-    struct fl_batch *batches;
+    struct db_fl_batch *rows;      /* the active batches ... */
+    struct finish_counts *counts;  /* ... and their counts, by the same index */
     int nbatches;
     struct speeds sp;
     double fast, fast_busy;
 };
 
 /* The counts of one batch (finish_line.h's struct finish_counts). */
-static int read_counts(struct db_conn *c, int now, struct fl_batch *fb)
+static int read_counts(struct db_conn *c, int now, const struct db_fl_batch *b,
+                       struct finish_counts *fc)
 {
     long long finished = 0;
     int since = now - FINISH_RATE_WINDOW, r;
 
-    memset(&fb->fc, 0, sizeof fb->fc);
-    if (since < fb->b.create_time)
-        since = fb->b.create_time;
-    r = db_fl_result_counts(c, fb->b.id, since, &fb->fc.in_progress, &fb->fc.recent);
+    memset(fc, 0, sizeof *fc);
+    if (since < b->create_time)
+        since = b->create_time;
+    r = db_fl_result_counts(c, b->id, since, &fc->in_progress, &fc->recent);
     if (r == DB_OK)
-        r = db_fl_finished_jobs(c, fb->b.id, &finished);
+        r = db_fl_finished_jobs(c, b->id, &finished);
     if (r != DB_OK)
         return r;
-    fb->fc.needed = (long long)fb->b.njobs * fb->b.min_quorum;
-    fb->fc.succeeded = finished * fb->b.min_quorum;  /* unfinished jobs count as not begun */
-    fb->fc.window = now - since;
-    fb->fc.fpops_per_result = fb->b.fpops_per_result;
+    fc->needed = (long long)b->njobs * b->min_quorum;
+    fc->succeeded = finished * b->min_quorum;  /* unfinished jobs count as not begun */
+    fc->window = now - since;
+    fc->fpops_per_result = b->fpops_per_result;
     return DB_OK;
 }
 
@@ -89,8 +84,7 @@ static int read_body(struct db_conn *c, void *arg)
     if (r != DB_OK || t->nbatches == 0)
         return r;
     for (i = 0; i < t->nbatches; i++) {
-        t->batches[i].b = t->rows[i];
-        r = read_counts(c, (int)t->d->now, &t->batches[i]);
+        r = read_counts(c, (int)t->d->now, &t->rows[i], &t->counts[i]);
         if (r != DB_OK)
             return r;
     }
@@ -118,7 +112,8 @@ static int batch_body(struct db_conn *c, void *arg)
 long finish_lines_step(struct daemon *d)
 {
     struct db_fl_batch rows[FL_MAX_BATCHES];
-    struct fl_batch batches[FL_MAX_BATCHES];
+    struct finish_counts counts[FL_MAX_BATCHES];
+    double left_results[FL_MAX_BATCHES];
     struct fl_tx t;
     long changed = 0;
     double flops_left = 0, capacity_eta;
@@ -127,7 +122,7 @@ long finish_lines_step(struct daemon *d)
     memset(&t, 0, sizeof t);
     t.d = d;
     t.rows = rows;
-    t.batches = batches;
+    t.counts = counts;
     t.sp.cap = FINISH_MAX_HOSTS;
     t.sp.v = malloc(sizeof *t.sp.v * FINISH_MAX_HOSTS);
     t.sp.busy = malloc(sizeof *t.sp.busy * FINISH_MAX_HOSTS);
@@ -145,20 +140,21 @@ long finish_lines_step(struct daemon *d)
         return r;
     }
     /* the work all these batches still need, for those whose rate is unknown */
-    for (i = 0; i < t.nbatches; i++)
-        if (batches[i].fc.fpops_per_result > 0 && isfinite(batches[i].fc.fpops_per_result))
-            flops_left += finish_line_left(&batches[i].fc) * batches[i].fc.fpops_per_result;
+    for (i = 0; i < t.nbatches; i++) {
+        left_results[i] = finish_line_left(&counts[i]);
+        if (counts[i].fpops_per_result > 0 && isfinite(counts[i].fpops_per_result))
+            flops_left += left_results[i] * counts[i].fpops_per_result;
+    }
     capacity_eta = finish_line_eta_capacity(flops_left, t.sp.capacity);
     for (i = 0; i < t.nbatches; i++) {
-        double left = finish_line_eta(&batches[i].fc);
+        double left = finish_line_eta(&counts[i]);
         int from_rate = left > 0;
-        struct batch_tx bt = { batches[i].b.id, 0, t.fast };
+        struct batch_tx bt = { rows[i].id, 0, t.fast };
         /* while the rate's window reaches back to the batch's start it
          * trails (no result comes back in a job's first run), and the
          * hosts' speed is the better guess when it is the earlier one */
-        if ((!from_rate || batches[i].fc.window < FINISH_RATE_WINDOW) &&
-            capacity_eta > 0 && (!from_rate || capacity_eta < left) &&
-            finish_line_left(&batches[i].fc) > 0) {
+        if ((!from_rate || counts[i].window < FINISH_RATE_WINDOW) && capacity_eta > 0 &&
+            (!from_rate || capacity_eta < left) && left_results[i] > 0) {
             left = capacity_eta;
             from_rate = 0;
             bt.fast = t.fast_busy;
