@@ -86,6 +86,67 @@ double finish_line_eta_capacity(double flops_left, double capacity);
 double finish_line_fast_flops(double *v, int n);
 
 /*
+ * The hosts seen lately, gathered one at a time (finish_line_add_host)
+ * into arrays of cap entries that the caller owns.
+ */
+struct finish_speeds {
+    double *all;         /* speed per instance of every host seen */
+    double *busy;        /* ... of those that hold a result in progress */
+    int n, nbusy, cap;
+    double capacity;     /* flops per second of the hosts that hold work */
+};
+
+/*
+ * Add one host: p_fpops its CPU speed per instance, ncpus its instances,
+ * on_frac and active_frac its availability, busy whether it holds a
+ * result in progress.  Every host counts for the fast host of a line from
+ * the batch's rate; only a busy one with a usable speed counts for the
+ * capacity, and for the fast host of a line from it: hosts attached but
+ * not working for the project (gone, "no new tasks", other projects)
+ * would make that line too early and too strict.  Returns 1 when the
+ * arrays are full (the host is not added), else 0.
+ */
+int finish_line_add_host(struct finish_speeds *s, double p_fpops, int ncpus, double on_frac,
+                         double active_frac, int busy);
+
+/* What the batches' lines need of the hosts (finish_line_hosts). */
+struct finish_hosts {
+    double capacity;     /* flops per second of the hosts that hold work; 0 none */
+    double fast_all;     /* a fast host's speed per instance, of every host seen */
+    double fast_busy;    /* ... of the hosts that hold work */
+};
+
+/* Sum up the hosts gathered in *s (its arrays are sorted in place). */
+void finish_line_hosts(struct finish_speeds *s, struct finish_hosts *out);
+
+/*
+ * The work (flops) that the batches of counts c[0..n) still need
+ * together; a batch of unusable job size counts for nothing.
+ */
+double finish_line_flops_left(const struct finish_counts *c, int n);
+
+/* One batch's finish line, as stored (finish_line_choose). */
+struct finish_choice {
+    int eta;             /* projected end, Unix time; 0: none */
+    double fast_flops;   /* a fast host's speed per instance to go with it */
+    int from_rate;       /* 1: from the batch's rate; 0: from the hosts' speed, or none */
+};
+
+/*
+ * The finish line of the batch of counts *c at Unix time now, given
+ * flops_left (finish_line_flops_left of all the active batches) and the
+ * hosts *h.  The projection from the batch's rate, with the fast host of
+ * all hosts seen; but from the hosts' speed (finish_line_eta_capacity),
+ * with the fast host of the busy ones, when the batch still needs
+ * results and either the rate is unknown, or the rate's window still
+ * reaches back to the batch's creation (it trails then: nothing comes
+ * back in a job's first run) and the hosts' speed gives the sooner end.
+ * No projection (eta 0) when neither is known, or beyond ten years.
+ */
+void finish_line_choose(const struct finish_counts *c, double flops_left,
+                        const struct finish_hosts *h, long now, struct finish_choice *out);
+
+/*
  * May a job go to this host?  eta_left: seconds to the batch's projected
  * end (<= 0: no finish line, always yes); fast_flops: a fast host's speed
  * per instance (<= 0: unknown, the first bound only); job_fpops: the job's
