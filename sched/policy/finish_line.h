@@ -1,9 +1,9 @@
 /*
  * finish_line.h - the last stretch of a batch: send a job only to a host
  * that will finish it by the time the batch is expected to be done.
- * Pure: the transitioner computes a batch's projection (finish_line_eta,
- * finish_line_fast_flops) and stores it in the batch row; the scheduler
- * checks each job against it (finish_line_accepts).
+ * Pure: the transitioner reads the counts and the hosts, has the batch's
+ * projection chosen (finish_line_choose) and stores it in the batch row;
+ * the scheduler checks each job against it (finish_line_accepts).
  *
  * Why: a client asks for a buffer of work (hours, up to days), and a
  * slow host may take many times longer than a fast one to run one job.
