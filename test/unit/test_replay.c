@@ -78,7 +78,7 @@ static void test_parse(struct rp_reply *r)
     TAP_CHECK(r->files[0].sticky && !r->files[1].sticky, "sticky flag");
     TAP_CHECK(rp_find_wu(r, "wu_1") && rp_find_wu(r, "wu_1")->rsc_fpops_est == 1e13,
               "workunit estimate");
-    TAP_EQ_INT(r->nerror_messages, 0, "a low-priority message is no error");
+    TAP_EQ_INT(r->nnotices, 0, "a low-priority message is no notice");
     TAP_EQ_INT(r->ninfo_messages, 1, "one informational message");
     TAP_EQ_DBL(r->request_delay, 7, 0, "request_delay");
 
@@ -86,8 +86,8 @@ static void test_parse(struct rp_reply *r)
     TAP_CHECK(rp_parse(r, "<html>x</html>", 14) < 0, "wrong root is refused");
     TAP_CHECK(rp_parse(r, "", 0) < 0, "empty body is refused");
     TAP_EQ_INT(rp_parse(r, err, strlen(err)), 0, "error reply parses");
-    TAP_EQ_INT(r->nerror_messages, 1, "notice message counts as an error");
-    TAP_EQ_STR(r->first_error, "Unknown account key", "error text");
+    TAP_CHECK(rp_refused(r), "a reply without the account is a refusal");
+    TAP_EQ_STR(r->first_notice, "Unknown account key", "error text");
     TAP_EQ_INT(r->nacks, 1, "one ack");
     TAP_EQ_STR(r->acks[0], "x_0", "ack name");
     TAP_EQ_INT(r->ndeletes, 1, "one delete_file_info");

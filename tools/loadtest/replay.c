@@ -538,8 +538,13 @@ static int finish_request(struct run *r, struct slot *s, CURLcode rc)
         set_error(r, kinds, RE_UNPARSEABLE, msg);
     } else {
         parsed = 1;
-        if (rp->nerror_messages)
-            set_error(r, kinds, RE_MESSAGE, rp->first_error);
+        /* only a refusal is an error; a notice in a handled reply (a daily
+         * quota reached) is shown to the volunteer, and the client goes on */
+        if (rp_refused(rp))
+            set_error(r, kinds, RE_MESSAGE, rp->first_notice[0] ? rp->first_notice :
+                      "a reply that did not handle the request, without a message");
+        else if (rp->nnotices && !r->res.first_notice[0])
+            snprintf(r->res.first_notice, sizeof r->res.first_notice, "%s", rp->first_notice);
         if (rp->have_code_sign_key && !r->key[0])
             snprintf(r->key, sizeof r->key, "%s", rp->code_sign_key);
         if (h->hostid == 0 && rp->have_hostid && rp->hostid > 0)
@@ -597,6 +602,10 @@ static int finish_request(struct run *r, struct slot *s, CURLcode rc)
             c->reported += (unsigned long)oc.acked;
             if (rp->njobs > 0)
                 c->with_jobs++;
+            if (rp->nnotices && !rp_refused(rp))
+                c->notices++;
+            for (i = 0; i < rp->nno_work; i++)
+                reason_add(&c->reasons, rp->no_work[i].reason);
         }
         for (i = 0; i < RE_NKINDS; i++)
             c->errors[i] += (unsigned long)kinds[i];

@@ -20,6 +20,20 @@ static double sql_statements(const struct replay_result *r)
     return rdb_statements(&r->db);
 }
 
+/* The reasons for no work: " name N, name N" (" none" when none given). */
+static void print_reasons(FILE *out, const struct reason_counts *t)
+{
+    int i;
+
+    for (i = 0; i < t->count; i++)
+        fprintf(out, "%s %s %lu", i ? "," : "", t->name[i], t->n[i]);
+    if (t->other)
+        fprintf(out, "%s other %lu", t->count ? "," : "", t->other);
+    if (!t->count && !t->other)
+        fprintf(out, " none");
+    fputc('\n', out);
+}
+
 void replay_print_text(FILE *out, const struct replay_result *r)
 {
     const struct replay_counts *c = &r->c;
@@ -36,6 +50,10 @@ void replay_print_text(FILE *out, const struct replay_result *r)
     fprintf(out, "  requests   %lu (%.1f/s), %lu without error; %lu asked for work, %lu of "
                  "those got none\n", c->requests, per_sec(r, (double)c->requests), c->ok,
             c->asked_work, c->no_work);
+    fprintf(out, "  no work    by reason (per resource):");
+    print_reasons(out, &c->reasons);
+    fprintf(out, "  notices    %lu handled replies with a notice (no error)%s%s\n", c->notices,
+            r->first_notice[0] ? "; first: " : "", r->first_notice);
     fprintf(out, "  jobs sent  %lu (%.1f/s, %.2f per reply with jobs)\n", c->jobs,
             per_sec(r, (double)c->jobs), per_req((double)c->jobs, c->with_jobs));
     fprintf(out, "  reported   %lu (%.1f/s)\n", c->reported, per_sec(r, (double)c->reported));
@@ -126,6 +144,15 @@ void replay_print_json(FILE *out, const struct replay_result *r)
     fprintf(out, ",\"request_bytes\":%.0f,\"reply_bytes\":%.0f",
             per_req((double)c->bytes_sent, c->requests),
             per_req((double)c->bytes_received, c->requests));
+    fprintf(out, ",\"notices\":%lu,\"no_work_reasons\":{", c->notices);
+    for (i = 0; i < c->reasons.count; i++) {
+        fprintf(out, "%s", i ? "," : "");
+        json_str(out, c->reasons.name[i]);
+        fprintf(out, ":%lu", c->reasons.n[i]);
+    }
+    if (c->reasons.other)
+        fprintf(out, "%s\"other\":%lu", c->reasons.count ? "," : "", c->reasons.other);
+    fprintf(out, "}");
     fprintf(out, ",\"failed\":%lu,\"errors\":{", r->failed);
     for (i = 0; i < RE_NKINDS; i++)
         fprintf(out, "%s\"%s\":%lu", i ? "," : "", replay_err_name((enum replay_err)i),

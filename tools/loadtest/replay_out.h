@@ -27,6 +27,7 @@ struct replay_result {
     unsigned long failed;          /* requests with at least one error, whole run */
     unsigned long errors_all[RE_NKINDS];   /* whole run, warm-up included */
     char first_error[RE_NKINDS][240];
+    char first_notice[240];        /* of a handled reply (no error), whole run */
     unsigned long between;         /* replies between the counter snapshots */
     int have_db;
     struct rdb_snap db;            /* counter deltas (own reads subtracted) */

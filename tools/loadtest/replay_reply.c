@@ -17,7 +17,7 @@
 
 enum item {
     I_NONE = 0, I_HOSTID, I_REQUEST_DELAY, I_MESSAGE, I_KEY, I_DELETE,
-    I_RESULT, I_ACK, I_FILE, I_AV, I_WU
+    I_RESULT, I_ACK, I_FILE, I_AV, I_WU, I_NO_WORK   /* containers from I_RESULT on */
 };
 
 struct sax_state {
@@ -35,6 +35,7 @@ struct sax_state {
     struct rp_wu wu;
     struct rp_file file;
     struct rp_av av;
+    struct rp_no_work nw;
     char ack[RP_NAME];
 };
 
@@ -67,7 +68,7 @@ static enum item item_of(const char *name)
         { "message", I_MESSAGE }, { "code_sign_key", I_KEY },
         { "delete_file_info", I_DELETE }, { "result", I_RESULT },
         { "result_ack", I_ACK }, { "file_info", I_FILE }, { "app_version", I_AV },
-        { "workunit", I_WU },
+        { "workunit", I_WU }, { "rsc_no_work", I_NO_WORK },
     };
     size_t i;
     for (i = 0; i < sizeof items / sizeof items[0]; i++)
@@ -116,8 +117,11 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
         case I_FILE: memset(&s->file, 0, sizeof s->file); break;
         case I_AV: memset(&s->av, 0, sizeof s->av); break;
         case I_ACK: s->ack[0] = '\0'; break;
+        case I_NO_WORK: memset(&s->nw, 0, sizeof s->nw); break;
         case I_NONE:
-            if (strcmp(name, "send_full_workload") == 0)
+            if (strcmp(name, "user_name") == 0)
+                s->r->have_account = 1;
+            else if (strcmp(name, "send_full_workload") == 0)
                 s->r->send_full_workload = 1;
             else if (strcmp(name, "project_is_down") == 0)
                 s->r->project_is_down = 1;
@@ -166,6 +170,10 @@ static void end_field(struct sax_state *s)
     case I_ACK:
         if (strcmp(f, "name") == 0) copy_text(s->ack, sizeof s->ack, t);
         break;
+    case I_NO_WORK:
+        if (strcmp(f, "rsc") == 0) copy_text(s->nw.rsc, sizeof s->nw.rsc, t);
+        else if (strcmp(f, "reason") == 0) copy_text(s->nw.reason, sizeof s->nw.reason, t);
+        break;
     default:
         break;
     }
@@ -190,8 +198,8 @@ static void end_item(struct sax_state *s)
         if (s->msg_low) {
             r->ninfo_messages++;
         } else {
-            if (r->nerror_messages++ == 0)
-                copy_text(r->first_error, sizeof r->first_error, t);
+            if (r->nnotices++ == 0)
+                copy_text(r->first_notice, sizeof r->first_notice, t);
         }
         break;
     case I_KEY:
@@ -232,6 +240,12 @@ static void end_item(struct sax_state *s)
     case I_ACK:
         if (r->nacks < RP_MAX_ACKS)
             copy_text(r->acks[r->nacks++], RP_NAME, s->ack);
+        else
+            r->overflow = 1;
+        break;
+    case I_NO_WORK:
+        if (r->nno_work < RP_MAX_NO_WORK)
+            r->no_work[r->nno_work++] = s->nw;
         else
             r->overflow = 1;
         break;
@@ -283,9 +297,10 @@ int rp_parse(struct rp_reply *r, const char *body, size_t len)
     /* only the counts are reset: the arrays are large */
     r->have_hostid = r->have_request_delay = r->send_full_workload = 0;
     r->project_is_down = r->have_code_sign_key = 0;
-    r->nerror_messages = r->ninfo_messages = 0;
-    r->first_error[0] = '\0';
-    r->njobs = r->nwus = r->nacks = r->nfiles = r->ndeletes = r->navs = 0;
+    r->have_account = 0;
+    r->nnotices = r->ninfo_messages = 0;
+    r->first_notice[0] = '\0';
+    r->njobs = r->nwus = r->nacks = r->nfiles = r->ndeletes = r->navs = r->nno_work = 0;
     r->overflow = 0;
     if (len > 64 * 1024 * 1024)
         return -1;
@@ -313,6 +328,11 @@ int rp_parse(struct rp_reply *r, const char *body, size_t len)
     xmlFreeParserCtxt(ctxt);
     free(s);
     return ok ? 0 : -1;
+}
+
+int rp_refused(const struct rp_reply *r)
+{
+    return r->project_is_down || (!r->have_account && r->nnotices > 0);
 }
 
 const struct rp_wu *rp_find_wu(const struct rp_reply *r, const char *wu_name)

@@ -1,6 +1,6 @@
 /*
- * replay_stats.c - latency percentiles and error counters of the load
- * replay (see replay_stats.h).
+ * replay_stats.c - latency percentiles, error counters and the reasons
+ * for no work of the load replay (see replay_stats.h).
  */
 #include "replay_stats.h"
 
@@ -93,4 +93,27 @@ unsigned long replay_errors_total(const struct replay_counts *c)
     for (i = 0; i < RE_NKINDS; i++)
         t += c->errors[i];
     return t;
+}
+
+void reason_add(struct reason_counts *t, const char *reason)
+{
+    int i;
+
+    if (!reason || !reason[0])
+        reason = "none given";
+    if (strlen(reason) >= sizeof t->name[0]) {
+        t->other++;
+        return;
+    }
+    for (i = 0; i < t->count; i++)
+        if (strcmp(t->name[i], reason) == 0) {
+            t->n[i]++;
+            return;
+        }
+    if (t->count == REPLAY_MAX_REASONS) {
+        t->other++;
+        return;
+    }
+    strcpy(t->name[t->count], reason);
+    t->n[t->count++] = 1;
 }

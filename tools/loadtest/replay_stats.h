@@ -1,7 +1,8 @@
 /*
  * replay_stats.h - the load replay's figures: latency samples and their
  * percentiles, and the counters of what happened (requests, jobs,
- * reports, errors by kind).  Pure: no I/O, no clock.
+ * reports, errors by kind, notices, the reasons for no work).  Pure: no
+ * I/O, no clock.
  */
 #ifndef LOCSCHED_REPLAY_STATS_H
 #define LOCSCHED_REPLAY_STATS_H
@@ -38,7 +39,7 @@ enum replay_err {
     RE_TRANSPORT = 0,   /* no HTTP reply: connect, reset, timeout */
     RE_HTTP,            /* HTTP status other than 200 */
     RE_UNPARSEABLE,     /* not a well-formed <scheduler_reply> */
-    RE_MESSAGE,         /* a reply whose <message> reports an error */
+    RE_MESSAGE,         /* an error reply: the request was refused, not handled */
     RE_PROTOCOL,        /* reply inconsistent with the request: a report not
                            acknowledged, no hostid for a new host, ... */
     RE_DOUBLE_SEND,     /* a result sent to a second host (or twice) */
@@ -48,6 +49,20 @@ enum replay_err {
 /* Short name of an error kind ("transport", "http", ...). */
 const char *replay_err_name(enum replay_err e);
 
+/* Distinct no-work reasons counted by name, at most (then "other"). */
+#define REPLAY_MAX_REASONS 16
+
+/* How often each reason for no work was given (per resource). */
+struct reason_counts {
+    char name[REPLAY_MAX_REASONS][32];
+    unsigned long n[REPLAY_MAX_REASONS];
+    int count;                     /* names in use */
+    unsigned long other;           /* reasons past the table, or too long */
+};
+
+/* Count one reason (an empty one counts as "none given"). */
+void reason_add(struct reason_counts *t, const char *reason);
+
 struct replay_counts {
     unsigned long requests;        /* replies received (any outcome) */
     unsigned long ok;              /* replies without error */
@@ -56,6 +71,8 @@ struct replay_counts {
     unsigned long with_jobs;       /* replies carrying at least one job */
     unsigned long asked_work;      /* requests that asked for work */
     unsigned long no_work;         /* work requests answered without a job */
+    unsigned long notices;         /* handled replies with a notice (not errors) */
+    struct reason_counts reasons;  /* the reasons given for no work */
     unsigned long bytes_sent;
     unsigned long bytes_received;
     unsigned long errors[RE_NKINDS];
