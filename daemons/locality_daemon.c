@@ -116,6 +116,8 @@ static int team_body(struct db_conn *c, void *arg)
         hs.active_frac = m->active_frac;
         hs.expavg_credit = m->expavg_credit;
         hs.expavg_time = m->expavg_time;
+        hs.gpu_flops = m->gpu_peak_flops * t->d->cfg.gpu_flops_scale;
+        hs.gpu_active_frac = m->gpu_active_frac;
         rate = host_credit_rate(&hs, now, half_life);
         if (differs(rate, m->credit_rate)) {
             r = db_ld_member_rate(c, m->host_id, m->batch_id, t->cursor_id, rate);

@@ -585,8 +585,18 @@ int db_ld_members(struct db_conn *c, int cursor_id,
     static const char sql[] =
         "SELECT bh.host_id, bh.batch_id, bh.credit_rate, IFNULL(h.rpc_time, 0), "
         "IFNULL(h.p_fpops, 0), IFNULL(h.p_ncpus, 0), IFNULL(h.on_frac, 0), "
-        "IFNULL(h.active_frac, 0), IFNULL(h.expavg_credit, 0), IFNULL(h.expavg_time, 0) "
+        "IFNULL(h.active_frac, 0), IFNULL(h.expavg_credit, 0), IFNULL(h.expavg_time, 0), "
+        "IFNULL(h.gpu_active_frac, 0), "
+        /* the peak flops of the GPUs of the types the project has a version for */
+        "IFNULL(h.gpu_nvidia_count * h.gpu_nvidia_peak_flops * g.nvidia "
+        "     + h.gpu_ati_count * h.gpu_ati_peak_flops * g.ati "
+        "     + h.gpu_intel_count * h.gpu_intel_peak_flops * g.intel, 0) "
         "FROM batch_host bh LEFT JOIN host h ON h.id = bh.host_id "
+        "CROSS JOIN (SELECT IFNULL(MAX(v.coproc_type = 'NVIDIA'), 0) AS nvidia, "
+        "                   IFNULL(MAX(v.coproc_type = 'ATI'), 0) AS ati, "
+        "                   IFNULL(MAX(v.coproc_type = 'intel_gpu'), 0) AS intel "
+        "            FROM app_version v JOIN app a ON a.id = v.appid "
+        "            WHERE v.deprecated = 0 AND a.deprecated = 0) g "
         "WHERE bh.cursor_id = ? ORDER BY bh.host_id";
     struct member_ctx x;
     struct db_val p[] = { DBV_INT(cursor_id) };
@@ -600,9 +610,9 @@ int db_ld_members(struct db_conn *c, int cursor_id,
             DBV_INT(x.m.host_id), DBV_INT(x.m.batch_id), DBV_DBL(x.m.credit_rate),
             DBV_INT(x.m.rpc_time), DBV_DBL(x.m.p_fpops), DBV_INT(x.m.p_ncpus),
             DBV_DBL(x.m.on_frac), DBV_DBL(x.m.active_frac), DBV_DBL(x.m.expavg_credit),
-            DBV_DBL(x.m.expavg_time),
+            DBV_DBL(x.m.expavg_time), DBV_DBL(x.m.gpu_active_frac), DBV_DBL(x.m.gpu_peak_flops),
         };
-        return db_query(c, SLOT_LD_MEMBERS, sql, p, 1, cols, 10, member_row, &x, NULL, what);
+        return db_query(c, SLOT_LD_MEMBERS, sql, p, 1, cols, 12, member_row, &x, NULL, what);
     }
 }
 

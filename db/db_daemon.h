@@ -215,6 +215,9 @@ struct db_ld_member {
     double p_fpops;
     int p_ncpus;
     double on_frac, active_frac, expavg_credit, expavg_time;
+    double gpu_active_frac;
+    double gpu_peak_flops;    /* all instances of the GPU types the project has a
+                               * version for (cf. the scheduler's request_host_rate) */
 };
 
 /* The members of a cursor's team with their hosts (a host row that is

@@ -65,14 +65,17 @@ void credit_update_average(double *avg, double *avg_time, double work, double no
 
 double host_credit_rate(const struct host_speed *h, double now, double half_life)
 {
-    double bench, avg, on = h->on_frac, act = h->active_frac;
+    double bench, avg, on = h->on_frac, act = h->active_frac, gact = h->gpu_active_frac;
     int ncpus = h->p_ncpus > 0 ? h->p_ncpus : 1;
 
     if (!(on > 0) || on > 1)
         on = 1;
     if (!(act > 0) || act > 1)
         act = 1;
+    if (!(gact > 0) || gact > 1)
+        gact = 1;
     bench = finite_nonneg(h->p_fpops) * ncpus * on * act / 1e9 * CREDIT_PER_GFLOPS_DAY;
+    bench += finite_nonneg(h->gpu_flops) * on * gact / 1e9 * CREDIT_PER_GFLOPS_DAY;
     avg = credit_decay(h->expavg_credit, h->expavg_time, now, half_life);
     return finite_nonneg(avg > bench ? avg : bench);
 }

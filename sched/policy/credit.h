@@ -34,13 +34,18 @@ struct host_speed {
     double on_frac, active_frac;
     double expavg_credit;  /* credit per day */
     double expavg_time;    /* when expavg_credit was last updated */
+    double gpu_flops;      /* flops the host's GPUs achieve for the batch's app, all
+                            * instances together (0: none, or no GPU version) */
+    double gpu_active_frac;
 };
 
 /*
  * A host's credit rate (credit per day): the larger of its decayed
- * expavg_credit and what its CPU benchmark predicts (p_fpops * p_ncpus *
- * on_frac * active_frac).  The estimate carries new hosts, whose average
- * takes weeks to build up.  Never negative, never NaN.
+ * expavg_credit and what its benchmarks predict (p_fpops * p_ncpus *
+ * on_frac * active_frac, plus gpu_flops * on_frac * gpu_active_frac).
+ * The estimate carries new hosts, whose average takes weeks to build up;
+ * without the GPUs a GPU host's would stay a fraction of its speed for
+ * the whole of a batch.  Never negative, never NaN.
  */
 double host_credit_rate(const struct host_speed *h, double now, double half_life);
 

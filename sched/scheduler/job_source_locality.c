@@ -121,11 +121,31 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
 
 /* ---- team choice for one batch ---- */
 
+/* Is there an app version for GPUs of this type?  The rate counts a GPU
+ * only then; project-wide, as the locality daemon counts it. */
+static int project_uses_gpu(const struct sched_ctx *ctx, const char *type)
+{
+    int i;
+    for (i = 0; i < ctx->apps.navs; i++)
+        if (strcmp(ctx->apps.avs[i].row.coproc_type, type) == 0)
+            return 1;
+    return 0;
+}
+
 /* The host's credit rate now (doc/locality.md, "Words and units"). */
 static double request_host_rate(const struct sched_ctx *ctx, const struct request_state *rs)
 {
     struct host_speed hs;
+    int i;
     memset(&hs, 0, sizeof hs);
+    for (i = 0; i < rs->req.ncoprocs; i++) {
+        const struct req_coproc *cp = &rs->req.coprocs[i];
+        if ((strcmp(cp->type, "NVIDIA") == 0 || strcmp(cp->type, "ATI") == 0 ||
+             strcmp(cp->type, "intel_gpu") == 0) &&
+            cp->count > 0 && project_uses_gpu(ctx, cp->type))
+            hs.gpu_flops += cp->count * cp->peak_flops * ctx->cfg.gpu_flops_scale;
+    }
+    hs.gpu_active_frac = rs->req.gpu_active_frac;
     hs.p_fpops = rs->req.p_fpops;
     hs.p_ncpus = rs->req.p_ncpus;
     hs.on_frac = rs->req.on_frac;

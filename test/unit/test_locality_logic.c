@@ -40,6 +40,17 @@ static void test_credit(void)
     TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 800, 1e-9, "4 GFLOPS bench: 800/day");
     h.on_frac = 0.5;
     TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 400, 1e-9, "on half the time: 400/day");
+    h.gpu_flops = 4e9;
+    h.gpu_active_frac = 0.5;
+    TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 600, 1e-9,
+               "a GPU of 4 GFLOPS, on half the time and usable half of that: +200/day");
+    h.gpu_active_frac = NAN;
+    TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 800, 1e-9, "gpu_active_frac NaN counts as 1");
+    h.gpu_flops = -1;
+    TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 400, 1e-9, "negative GPU flops: no GPU");
+    h.gpu_flops = INFINITY;
+    TAP_EQ_DBL(host_credit_rate(&h, 0, 604800), 400, 1e-9, "infinite GPU flops: no GPU");
+    h.gpu_flops = 0;
     h.expavg_credit = 1000;
     h.expavg_time = 100;
     TAP_EQ_DBL(host_credit_rate(&h, 100, 604800), 1000, 1e-9, "a larger average wins");
