@@ -11,6 +11,10 @@
 struct db_conn {
     MYSQL *mysql;
     MYSQL_STMT *stmts[DB_MAX_STMTS];
+    /* what each slot was prepared with: the text's address, and its hash
+     * for when the same text comes from another address */
+    const char *stmt_sql[DB_MAX_STMTS];
+    unsigned long stmt_hash[DB_MAX_STMTS];
     char err[768];
     unsigned errnum;
     unsigned long nstatements;

@@ -130,6 +130,7 @@ enum db_slot {
     SLOT_FL_FINISHED,
     SLOT_FL_SPEEDS,
     SLOT_FL_SET,
+    SLOT_TEST_MORE = 165,     /* 165..175: more of the tests' own statements */
     /* Ranges kept for parts being built in parallel; each part adds its
      * own names inside its range and a _Static_assert that they fit. */
     SLOT_VALIDATE_FIRST = 176,   /* 176..185: validator (db_validate.c) */

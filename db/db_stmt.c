@@ -23,6 +23,15 @@ static enum enum_field_types field_type(enum db_type t)
 }
 
 /* Return the prepared statement of slot id, preparing it if needed. */
+/* FNV-1a of a statement's text. */
+static unsigned long sql_hash(const char *sql)
+{
+    unsigned long h = 2166136261UL;
+    for (; *sql; sql++)
+        h = (h ^ (unsigned char)*sql) * 16777619UL;
+    return h;
+}
+
 static MYSQL_STMT *get_stmt(struct db_conn *c, int id, const char *sql, const char *what, int *status)
 {
     MYSQL_STMT *st;
@@ -36,8 +45,17 @@ static MYSQL_STMT *get_stmt(struct db_conn *c, int id, const char *sql, const ch
         db_fail(c, what, 2006, "not connected");
         return NULL;
     }
-    if (c->stmts[id])
+    if (c->stmts[id]) {
+        /* a slot holds one statement: another text in the same slot would
+         * run the first one (a programming error; say so) */
+        if (c->stmt_sql[id] != sql && c->stmt_hash[id] != sql_hash(sql)) {
+            char ctx[300];
+            snprintf(ctx, sizeof ctx, "%s (statement slot %d)", what, id);
+            *status = db_fail(c, ctx, 0, "the slot holds another statement");
+            return NULL;
+        }
         return c->stmts[id];
+    }
     st = mysql_stmt_init(c->mysql);
     if (!st) {
         *status = db_fail(c, what, mysql_errno(c->mysql), mysql_error(c->mysql));
@@ -51,6 +69,8 @@ static MYSQL_STMT *get_stmt(struct db_conn *c, int id, const char *sql, const ch
         return NULL;
     }
     c->stmts[id] = st;
+    c->stmt_sql[id] = sql;
+    c->stmt_hash[id] = sql_hash(sql);
     return st;
 }
 
