@@ -313,6 +313,17 @@ static void set_host(int id, int rpc_time, double p_fpops, int ncpus, double exp
     check_db(db_commit(ctx.db), "commit");
 }
 
+/* GPUs of type NVIDIA, usable half the time. */
+static void set_gpus(int id, int count, double peak)
+{
+    struct db_val p[] = { DBV_INT(count), DBV_DBL(peak), DBV_INT(id) };
+    check_db(db_exec(ctx.db, 165,
+                     "UPDATE host SET gpu_nvidia_count = ?, gpu_nvidia_peak_flops = ?, "
+                     "gpu_active_frac = 0.5 WHERE id = ?",
+                     p, 3, NULL, "set GPUs"), "set GPUs");
+    check_db(db_commit(ctx.db), "commit");
+}
+
 static void add_member(int host, int batch, int cursor, int user, double rate, int now)
 {
     struct db_val p[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(cursor), DBV_INT(user),
@@ -790,6 +801,47 @@ static void test_locality_daemon(void)
     TAP_CHECK(c1.update_time >= now && c1.update_time <= now + 120, "cursor: update_time set");
     get_cursor(cur_a[0], &c0);
     TAP_EQ_INT(c0.nhosts, 5, "--mod: the other cursor left to the other instance");
+
+    /* a GPU counts only when the project has a version for its type */
+    {
+        struct db_app_version_new v;
+        int appid = 0, platid = 0, avid = 0;
+        double gpu = 5e9 * ctx.cfg.gpu_flops_scale / 1e9 * 200;
+        set_gpus(hosts[0], 2, 5e9);
+        TAP_EQ_INT(one_pass_mod("locality_daemon", 2, cur_a[1] % 2), 0, "locality_daemon again");
+        TAP_CHECK(rel_close(member_rate(hosts[0], cur_a[1]), rate0, 1e-5),
+                  "GPUs of a type no app version uses: not counted (%g, want %g)",
+                  member_rate(hosts[0], cur_a[1]), rate0);
+        memset(&v, 0, sizeof v);
+        check_db(db_app_get_or_create(ctx.db, "tgpu", "GPU test app", now, &appid), "app");
+        check_db(db_platform_get_or_create(ctx.db, "x86_64-pc-linux-gnu", now, &platid),
+                 "platform");
+        v.appid = appid;
+        v.platformid = platid;
+        v.version_num = 100;
+        v.plan_class = "cuda";
+        v.coproc_type = "NVIDIA";
+        v.api_version = v.cmdline = "";
+        v.avg_ncpus = 0.1;
+        v.coproc_count = 1;
+        v.flops_scale = 1;
+        check_db(db_app_version_create(ctx.db, &v, now, &avid), "GPU app version");
+        check_db(db_commit(ctx.db), "commit the GPU version");
+        TAP_EQ_INT(one_pass_mod("locality_daemon", 2, cur_a[1] % 2), 0,
+                   "locality_daemon with an NVIDIA version");
+        TAP_CHECK(rel_close(member_rate(hosts[0], cur_a[1]), rate0 + 2 * 0.5 * gpu, 1e-5),
+                  "two GPUs, usable half the time, counted (%g, want %g)",
+                  member_rate(hosts[0], cur_a[1]), rate0 + 2 * 0.5 * gpu);
+        {
+            /* leave no GPU version to the tests that follow */
+            struct db_val q[] = { DBV_INT(avid) };
+            check_db(db_exec(ctx.db, 166, "UPDATE app_version SET deprecated = 1 WHERE id = ?", q,
+                             1, NULL, "deprecate the GPU version"),
+                     "deprecate the GPU version");
+            check_db(db_commit(ctx.db), "commit");
+        }
+        set_gpus(hosts[0], 0, 0);
+    }
 
     TAP_EQ_INT(one_pass("locality_daemon", NULL, NULL, NULL), 0, "locality_daemon, all cursors");
     get_cursor(cur_a[0], &c0);
