@@ -221,13 +221,16 @@ static int quota_allows_one(struct request_state *rs)
 
 /*
  * How many candidates to read.  Reading (and locking) more rows than a
- * request can take is the largest avoidable cost in the database: 32
- * rows cost the server about twice what 8 do.  So the count follows what
- * the request asks for, in jobs of the size this process has been seeing
- * (ctx->typical_fpops, a moving average), times candidate_factor for the
- * jobs the EDF check or the app versions turn down; the locality window
- * gets 4 times that, for the choice of files.  Until a job size is known,
- * the full count.
+ * request can take is the largest avoidable cost in the database: each
+ * candidate is a locked result row, its workunit row and a probe of the
+ * user's replicas.  So the count is what the request can take: its
+ * seconds over the shortest job of this process's last read
+ * (ctx->short_fpops: counted in the shortest jobs, the count is not
+ * below what the request takes of the jobs seen), times candidate_factor
+ * for the jobs the EDF check, the finish line or the app versions turn
+ * down, and at most max_jobs_per_reply x candidate_factor; the locality
+ * window gets 4 times that, for the choice of files.  Until a job size
+ * is known, the full count.
  */
 static int candidate_limit(const struct sched_ctx *ctx, const struct request_state *rs)
 {
@@ -238,14 +241,14 @@ static int candidate_limit(const struct sched_ctx *ctx, const struct request_sta
         full = ctx->cfg.locality_window;
     if (full > 4 * LIM_JOBS_PER_REPLY)
         full = 4 * LIM_JOBS_PER_REPLY;
-    if (!(ctx->typical_fpops > 0))
+    if (!(ctx->short_fpops > 0))
         return full;
     for (i = 0; i < rs->nrscs; i++) {
         const struct rsc_state *r = &rs->rscs[i];
         double secs_per_job, jobs;
         if (r->req_secs <= 0 && r->req_instances <= 0)
             continue;
-        secs_per_job = est_wall(ctx->typical_fpops / (r->flops > 0 ? r->flops : 1e9), r->avail);
+        secs_per_job = est_wall(ctx->short_fpops / (r->flops > 0 ? r->flops : 1e9), r->avail);
         jobs = secs_per_job > 0 ? ceil(r->req_secs / secs_per_job) : full;
         if (jobs < ceil(r->req_instances))
             jobs = ceil(r->req_instances);
@@ -253,7 +256,9 @@ static int candidate_limit(const struct sched_ctx *ctx, const struct request_sta
     }
     if (need > ctx->cfg.max_jobs_per_reply)
         need = ctx->cfg.max_jobs_per_reply;
-    limit = (int)need * ctx->cfg.candidate_factor + 2;
+    if (need < 1)
+        need = 1;
+    limit = (int)need * ctx->cfg.candidate_factor;
     if (ctx->source->after_claim && ctx->apps.nactive_locality > 0)
         limit = (int)need * ctx->cfg.candidate_factor * 4 + 4;
     return limit < full ? limit : full;
@@ -313,11 +318,15 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         free(cands);
         return r;
     }
-    for (i = 0; i < n; i++)   /* the job size this process sees, for candidate_limit() */
-        if (cands[i].rsc_fpops_est > 0)
-            ctx->typical_fpops = ctx->typical_fpops > 0
-                ? 0.9 * ctx->typical_fpops + 0.1 * cands[i].rsc_fpops_est
-                : cands[i].rsc_fpops_est;
+    if (n > 0) {              /* the shortest job of this read, for candidate_limit() */
+        double shortest = 0;
+        for (i = 0; i < n; i++)
+            if (cands[i].rsc_fpops_est > 0 &&
+                (!(shortest > 0) || cands[i].rsc_fpops_est < shortest))
+                shortest = cands[i].rsc_fpops_est;
+        if (shortest > 0)
+            ctx->short_fpops = shortest;
+    }
     for (i = 0; i < n && rs->njobs < ctx->cfg.max_jobs_per_reply; i++) {
         const struct db_candidate *c = &cands[i];
         const struct app_version *av;

@@ -160,7 +160,7 @@ struct sched_ctx {
     time_t (*clock)(void);
     unsigned long nrequests;
     time_t db_down_until;          /* after a failure: answer "later" without trying */
-    double typical_fpops;          /* moving average of candidates' rsc_fpops_est */
+    double short_fpops;            /* the smallest rsc_fpops_est of the last candidates read */
     /* lost jobs since the process started, for the summary in the log */
     unsigned long total_resent, total_lost, total_aborts;
 };
