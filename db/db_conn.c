@@ -37,19 +37,33 @@ int db_classify(unsigned errnum)
     }
 }
 
+/*
+ * An error of the DB_RETRY kind may have ended the whole transaction on
+ * the server (a deadlock victim, a Galera brute-force abort or
+ * certification failure, a lost connection), and the session then goes
+ * on in a new transaction.  A caller that did not pass such an error on
+ * would commit the statements after it without those before it (a claim
+ * without its host row, a reply's jobs without their claims).  So the
+ * connection remembers it (in_tx_failed) and db_commit() refuses to
+ * commit until the transaction has been rolled back.
+ */
 int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *msg)
 {
+    int r = db_classify(errnum);
     c->errnum = errnum;
     c->conflict = errnum == ER_LOCK_DEADLOCK;
-    snprintf(c->err, sizeof c->err, "%s: %s (MariaDB error %u)", what ? what : "database",
+    if (r == DB_RETRY)
+        c->in_tx_failed = 1;
+    snprintf(c->err, sizeof c->err, "%.340s: %.380s (MariaDB error %u)", what ? what : "database",
              msg ? msg : "unknown error", errnum);
-    return db_classify(errnum);
+    return r;
 }
 
 int db_fail_conflict(struct db_conn *c, const char *what, const char *msg)
 {
     c->errnum = 0;
     c->conflict = 1;
+    c->in_tx_failed = 1;
     snprintf(c->err, sizeof c->err, "%s: %s (a conflict with another transaction)",
              what ? what : "database", msg ? msg : "rows changed meanwhile");
     return DB_RETRY;
@@ -99,6 +113,7 @@ int db_connect(struct db_conn *c)
         c->mysql = NULL;
         return DB_UNAVAILABLE;
     }
+    c->in_tx_failed = 0;      /* a new session: no transaction yet */
     return DB_OK;
 }
 
@@ -175,6 +190,19 @@ int db_commit(struct db_conn *c)
 {
     if (!c->mysql)
         return DB_RETRY;
+    if (c->in_tx_failed) {
+        /* a statement of this transaction failed in a way that may have
+         * rolled back what came before it: nothing of it is committed */
+        char msg[sizeof c->err];
+        unsigned saved = c->errnum;
+        int saved_conflict = c->conflict;
+        snprintf(msg, sizeof msg, "not committed, an earlier statement failed: %.700s", c->err);
+        db_rollback(c);
+        memcpy(c->err, msg, sizeof c->err);
+        c->errnum = saved;
+        c->conflict = saved_conflict;
+        return DB_RETRY;
+    }
     c->nstatements++;
     if (mysql_commit(c->mysql))
         return db_fail(c, "commit", mysql_errno(c->mysql), mysql_error(c->mysql));
@@ -185,6 +213,7 @@ int db_rollback(struct db_conn *c)
 {
     if (!c->mysql)
         return DB_RETRY;
+    c->in_tx_failed = 0;
     c->nstatements++;
     if (mysql_rollback(c->mysql))
         return db_fail(c, "rollback", mysql_errno(c->mysql), mysql_error(c->mysql));

@@ -185,34 +185,37 @@ static void free_batch_files(struct batch_files *bf)
     bf->nfiles = 0;
 }
 
-const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
-                                          time_t now)
+int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, time_t now,
+                        const struct batch_files **out)
 {
     struct files_ctx x = { 0 };
     struct batch_files *bf = NULL;
     int *by_name;
-    int i;
+    int i, r;
 
+    *out = NULL;
     for (i = 0; i < ac->nbatches; i++) {
         if (ac->batches[i].batch_id == batch_id) {
             bf = &ac->batches[i];
             if (now - bf->loaded_at < BATCH_FILES_TTL && now >= bf->loaded_at) {
                 bf->last_use = ++ac->batch_uses;
-                return bf;
+                *out = bf;
+                return DB_OK;
             }
             break;
         }
     }
-    if (db_load_batch_files(c, batch_id, add_file, &x) != DB_OK) {
+    r = db_load_batch_files(c, batch_id, add_file, &x);
+    if (r != DB_OK) {
         free(x.files);
         free(x.pool);
-        return NULL;
+        return r;
     }
     by_name = malloc(sizeof *by_name * (size_t)(x.n ? x.n : 1));
     if (!by_name) {
         free(x.files);
         free(x.pool);
-        return NULL;
+        return DB_ERR;
     }
     if (!bf) {
         if (ac->nbatches == APP_CACHE_MAX_BATCHES) {
@@ -254,7 +257,15 @@ const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *
     qsort(by_name, (size_t)bf->nfiles, sizeof *by_name, cmp_by_name);
     sort_ctx = NULL;
     bf->by_name = by_name;
-    return bf;
+    *out = bf;
+    return DB_OK;
+}
+
+const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
+                                          time_t now)
+{
+    const struct batch_files *bf;
+    return app_cache_batch_get(ac, c, batch_id, now, &bf) == DB_OK ? bf : NULL;
 }
 
 const struct cached_file *batch_file(const struct batch_files *bf, int file_num)

@@ -91,10 +91,17 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now);
  * tools that must see a new batch at once). */
 void app_cache_invalidate(struct app_cache *ac);
 
-/* The files of a batch (loading them if needed); NULL on error.  The
- * answer stays valid until APP_CACHE_MAX_BATCHES other batches have been
- * asked for (least recently used eviction), or until it is reloaded
- * after BATCH_FILES_TTL. */
+/* The files of a batch (loading them if needed): DB_OK and *out, or the
+ * load's db status.  Inside a transaction the status must be passed on:
+ * a failed statement may have ended the transaction (db_commit() then
+ * refuses it anyway).  The answer stays valid until APP_CACHE_MAX_BATCHES
+ * other batches have been asked for (least recently used eviction), or
+ * until it is reloaded after BATCH_FILES_TTL. */
+int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, time_t now,
+                        const struct batch_files **out);
+
+/* The same, NULL on error: for the callers that cannot pass a status on
+ * (a batch loaded earlier in the request is in the cache). */
 const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
                                           time_t now);
 

@@ -704,6 +704,18 @@ static int tx_body(struct db_conn *c, void *varg)
             rsc->reason = NW_NO_WORK;
     }
 
+    /* the input files of the reply's jobs, read in the transaction (a
+     * failed read is passed on; the reply, written after COMMIT, finds
+     * them in the cache) */
+    for (i = 0; i < rs->njobs; i++) {
+        const struct batch_files *bf;
+        if (rs->jobs[i].cand.nfiles <= 0)
+            continue;
+        r = app_cache_batch_get(&ctx->apps, c, rs->jobs[i].cand.batch, rs->now, &bf);
+        if (r != DB_OK)
+            return r;
+    }
+
     host_update_from_request(rs, &hu, coprocs, sizeof coprocs);
     /* a new host's client resets its rpc_seqno to 0 on getting the id */
     if (rs->send_hostid)

@@ -105,9 +105,16 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
         if (req->sticky_files[i].status < 0)
             continue;
         for (k = 0; k < rs->nloc; k++) {
-            const struct batch_files *bf =
-                app_cache_batch(&ctx->apps, ctx->db, rs->loc[k].batch_id, rs->now);
-            const struct cached_file *f = batch_file_by_name(bf, req->sticky_files[i].name);
+            const struct batch_files *bf;
+            const struct cached_file *f;
+            int r = app_cache_batch_get(&ctx->apps, ctx->db, rs->loc[k].batch_id, rs->now, &bf);
+            if (r != DB_OK) {
+                free(h->f);
+                h->f = NULL;
+                h->n = 0;
+                return r;
+            }
+            f = batch_file_by_name(bf, req->sticky_files[i].name);
             if (f) {
                 hf->batch_id = rs->loc[k].batch_id;
                 hf->file_num = f->file_num;
@@ -333,8 +340,9 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * has ended, and after_claim deletes it with no statement. */
     if (ctx->apps.nactive_locality > 0) {
         struct app_cache *ac = &ctx->apps;
-        if (map_held(ctx, rs, &held) != DB_OK)
-            return DB_ERR;
+        r = map_held(ctx, rs, &held);
+        if (r != DB_OK)
+            return r;
         held_nums = malloc(sizeof *held_nums * (size_t)(held.n ? held.n : 1));
         if (!held_nums)
             r = DB_ERR;
@@ -409,8 +417,18 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
         return r;
     }
 
-    /* sticky preference among the candidates (unless configured off) */
+    /* sticky preference among the candidates (unless configured off);
+     * file_nbytes() reads the batches' file lists, loaded here so that a
+     * failed load is passed on */
     nloc_cands = *n;
+    for (i = 0; nloc_cands > 1 && ctx->cfg.locality_file_preference && i < rs->nloc; i++) {
+        const struct batch_files *bf;
+        r = app_cache_batch_get(&ctx->apps, ctx->db, rs->loc[i].batch_id, rs->now, &bf);
+        if (r != DB_OK) {
+            free(held.f);
+            return r;
+        }
+    }
     if (nloc_cands > 1 && ctx->cfg.locality_file_preference) {
         struct lp_job *jobs = calloc((size_t)nloc_cands, sizeof *jobs);
         int *order = calloc((size_t)nloc_cands, sizeof *order);
@@ -484,8 +502,9 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
 
     if (rs->nloc == 0 && rs->req.nsticky_files == 0)
         return DB_OK;
-    if (map_held(ctx, rs, &held) != DB_OK)
-        return DB_ERR;
+    r = map_held(ctx, rs, &held);
+    if (r != DB_OK)
+        return r;
 
     for (i = 0; i < rs->njobs; i++)
         if (rs->jobs[i].cand.cursor_id > 0)
@@ -504,7 +523,9 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
         const struct batch_files *bf;
         if (c->cursor_id <= 0)
             continue;
-        bf = app_cache_batch(&ctx->apps, ctx->db, c->batch, rs->now);
+        r = app_cache_batch_get(&ctx->apps, ctx->db, c->batch, rs->now, &bf);
+        if (r != DB_OK)
+            goto out;
         for (k = 0; k < c->nfiles; k++) {
             const struct cached_file *f = batch_file(bf, c->first_file_num + k);
             if (f && !held_has(&held, c->batch, f->file_num) && !int_seen(add_ids, nadd, f->id))

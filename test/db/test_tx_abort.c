@@ -1,0 +1,199 @@
+/*
+ * test_tx_abort.c - a request's transaction that the server ends under it
+ * (a Galera brute-force abort or certification conflict, an InnoDB
+ * deadlock: the server rolls the whole transaction back and fails the
+ * statement with error 1213) must be run again from scratch, never half
+ * committed.  The scheduler's one statement whose error was not passed on
+ * is the load of a batch's file list (app_cache_batch), so this test makes
+ * that load fail as such an abort does (the test is linked with
+ * --wrap=db_load_batch_files): the transaction is rolled back on the server
+ * and the statement fails with 1213.  Then every job of the reply must be
+ * claimed in the database by the reply's host, and that host must exist,
+ * whether the load came before the claim (a new host: its row and its
+ * team, written earlier, were rolled back) or after it (the claims were).
+ * On a Galera cluster this made the replays' jobs go missing from the
+ * database (test/sh/galera.sh, "every job received is claimed").
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db_test_util.h"
+#include "tap.h"
+
+/* db_internal.h's, for an injected server error */
+int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *msg);
+
+int __real_db_load_batch_files(struct db_conn *c, int batch_id,
+                               int (*row)(void *ctx, const struct db_file_row *r), void *ctx);
+int __wrap_db_load_batch_files(struct db_conn *c, int batch_id,
+                               int (*row)(void *ctx, const struct db_file_row *r), void *ctx);
+
+static int fail_next_load;   /* armed: the next load of a batch's files fails */
+static int loads_failed;
+
+int __wrap_db_load_batch_files(struct db_conn *c, int batch_id,
+                               int (*row)(void *ctx, const struct db_file_row *r), void *ctx)
+{
+    if (fail_next_load) {
+        fail_next_load = 0;
+        loads_failed++;
+        /* what the server does to a brute-force aborted transaction */
+        db_rollback(c);
+        return db_fail(c, "load files (injected)", 1213,
+                       "Deadlock found when trying to get lock; try restarting transaction");
+    }
+    return __real_db_load_batch_files(c, batch_id, row, ctx);
+}
+
+static struct sched_ctx ctx;
+static struct buf reply;
+
+static void bail(const char *what, const char *why)
+{
+    printf("Bail out! %s: %s\n", what, why);
+    exit(1);
+}
+
+/* Generate the batch's workunits with the real work generator, one pass. */
+static void generate(void)
+{
+    const char *top = getenv("top_builddir"), *conf = getenv("LOCSCHED_CONFIG");
+    char path[4200];
+    pid_t pid;
+    int status;
+
+    snprintf(path, sizeof path, "%s/daemons/work_generator", top && top[0] ? top : "..");
+    if (access(path, X_OK) != 0)
+        bail("work generator not built", path);
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0)
+        bail("fork", strerror(errno));
+    if (pid == 0) {
+        execl(path, path, "--config", conf, "--one-pass", (char *)NULL);
+        _exit(127);
+    }
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        bail("work_generator --one-pass", "failed");
+}
+
+static long long scalar(int slot, const char *sql, int param)
+{
+    return tu_scalar(&ctx, slot, sql, param);
+}
+
+/* The same, with two parameters. */
+static long long scalar2(int slot, const char *sql, int a, int b)
+{
+    long long v = -1;
+    struct db_val p[] = { DBV_INT(a), DBV_INT(b) };
+    struct db_val col[] = { DBV_LL(v) };
+    if (db_query(ctx.db, slot, sql, p, 2, col, 1, NULL, NULL, NULL, "test query") != DB_OK)
+        bail("test query", db_error(ctx.db));
+    db_commit(ctx.db);
+    return v;
+}
+
+/* A new host of a new user asks for work, with the first load of the
+ * batch's files failing as an aborted transaction's statement does. */
+static void aborted_request(const char *tag, int batch)
+{
+    struct sched_stats st;
+    struct buf b;
+    char auth[65];
+    int user, host, njobs;
+
+    user = tu_user(&ctx, tag, auth);
+    /* the files are not in this process's cache: the request loads them */
+    app_cache_free(&ctx.apps);
+    buf_init(&b);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
+    fail_next_load = 1;
+    loads_failed = 0;
+    sched_handle(&ctx, b.p, b.len, &reply, &st);
+    buf_free(&b);
+    fail_next_load = 0;
+
+    host = (int)tu_elem_ll(reply.p, "hostid");
+    njobs = tu_count(reply.p, "<result>");
+    TAP_EQ_INT(loads_failed, 1, "%s: the load of the batch's files failed once", tag);
+    TAP_CHECK(st.retries >= 1, "%s: the request's transaction was run again", tag);
+    TAP_CHECK(host > 0 && njobs > 0, "%s: the reply gives the new host its id and jobs", tag);
+    TAP_EQ_INT(scalar(165, "SELECT COALESCE(MAX(userid), 0) FROM host WHERE id = ?", host), user,
+               "%s: the host of the reply exists, the user's", tag);
+    TAP_EQ_INT(scalar2(166, "SELECT COUNT(*) FROM result WHERE hostid = ? AND batch = ? "
+                            "AND server_state = 4", host, batch), njobs,
+               "%s: every job of the reply is claimed by that host", tag);
+    TAP_EQ_INT(scalar(167, "SELECT COUNT(*) FROM batch_host WHERE host_id = ?", host), 1,
+               "%s: the host is in a team of the batch", tag);
+    TAP_EQ_INT(scalar(168, "SELECT COUNT(*) FROM result r LEFT JOIN host h ON h.id = r.hostid "
+                           "WHERE r.batch = ? AND r.server_state = 4 AND h.id IS NULL", batch),
+               0, "%s: no job of the batch is claimed by a host that does not exist", tag);
+}
+
+/* The data layer's own guard: a statement whose failure the caller did
+ * not pass on, then more statements, then COMMIT: nothing is committed. */
+static void swallowed_error(int batch, int host1, int host2)
+{
+    struct db_val a[] = { DBV_INT(host1) }, b[] = { DBV_INT(host2) };
+    const struct batch_files *bf;
+    int r;
+
+    r = db_exec(ctx.db, 175, "UPDATE host SET p_ncpus = p_ncpus + 100 WHERE id = ?", a, 1, NULL,
+                "before");
+    TAP_EQ_INT(r, DB_OK, "guard: a write");
+    fail_next_load = 1;
+    loads_failed = 0;
+    app_cache_free(&ctx.apps);
+    (void)app_cache_batch(&ctx.apps, ctx.db, batch, time(NULL));   /* the status is dropped */
+    TAP_EQ_INT(loads_failed, 1, "guard: then a statement fails as an aborted one does");
+    r = db_exec(ctx.db, 175, "UPDATE host SET p_ncpus = p_ncpus + 100 WHERE id = ?", b, 1, NULL,
+                "after");
+    TAP_EQ_INT(r, DB_OK, "guard: then another write (in a new transaction on the server)");
+    TAP_EQ_INT(db_commit(ctx.db), DB_RETRY, "guard: COMMIT is refused, to be retried");
+    TAP_CHECK(strstr(db_error(ctx.db), "MariaDB error 1213") != NULL,
+              "guard: the error names the first failure: %s", db_error(ctx.db));
+    TAP_EQ_INT(scalar(170, "SELECT COUNT(*) FROM host WHERE id = ? AND p_ncpus >= 100",
+                      host1), 0, "guard: the write before the failure is not committed");
+    TAP_EQ_INT(scalar(170, "SELECT COUNT(*) FROM host WHERE id = ? AND p_ncpus >= 100",
+                      host2), 0, "guard: nor the write after it");
+    r = app_cache_batch_get(&ctx.apps, ctx.db, batch, time(NULL), &bf);
+    TAP_CHECK(r == DB_OK && db_commit(ctx.db) == DB_OK,
+              "guard: the next transaction commits as usual");
+}
+
+int main(void)
+{
+    char name[64];
+    int cursor, batch;
+
+    tu_ctx_open(&ctx);
+    buf_init(&reply);
+    tu_app(&ctx, NULL);
+    tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
+    snprintf(name, sizeof name, "txa%ld", (long)time(NULL) % 100000000);
+    batch = tu_locality_batch(&ctx, name, 40, 1, 2, 1e12, 2, &cursor);
+    generate();
+    TAP_EQ_INT(scalar(169, "SELECT COUNT(*) FROM result WHERE batch = ? AND server_state = 2",
+                      batch), 80, "the work generator made the batch's 80 results");
+
+    /* with the sticky-file preference, the files are loaded to order the
+     * candidates: before the claim, after the new host's row was written */
+    ctx.cfg.locality_file_preference = 1;
+    aborted_request("txa-before", batch);
+    /* without it, the first load is the one that records the files sent:
+     * after the claim */
+    ctx.cfg.locality_file_preference = 0;
+    aborted_request("txa-after", batch);
+    swallowed_error(batch, (int)scalar(171, "SELECT MIN(id) FROM host WHERE id > ?", 0),
+                    (int)scalar(172, "SELECT MAX(id) FROM host WHERE id > ?", 0));
+
+    buf_free(&reply);
+    sched_ctx_free(&ctx);
+    return tap_done();
+}
