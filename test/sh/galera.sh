@@ -177,7 +177,17 @@ sql 3 "SELECT r.name, r.hostid FROM result r JOIN host h ON h.id = r.hostid
        WHERE u.email_addr LIKE '$PFX.%' AND r.server_state IN (4, 5)" | tr '\t' ' ' | sort >"$T/db"
 check "every job received is claimed in the database by that host, and no other" \
     cmp -s "$T/seen" "$T/db"
-cmp -s "$T/seen" "$T/db" || diff "$T/seen" "$T/db" | head -n 20 | sed 's/^/#   /'
+if ! cmp -s "$T/seen" "$T/db"; then
+    diff "$T/seen" "$T/db" | head -n 20 | sed 's/^/#   /'
+    # what the database holds of the first jobs received but not claimed
+    # by their host: state, outcome, host, and whether that host exists
+    echo "#   name server_state outcome hostid host's user (on node 3):"
+    comm -23 "$T/seen" "$T/db" | head -n 10 | while read -r name _; do
+        sql 3 "SELECT r.name, r.server_state, r.outcome, r.hostid, IFNULL(h.userid, 'no host')
+               FROM result r LEFT JOIN host h ON h.id = r.hostid WHERE r.name = '$name'" |
+            tr '\t' ' ' | sed 's/^/#   /'
+    done
+fi
 
 # ---- the invariants, on every node
 for i in 1 2 3; do
@@ -215,10 +225,12 @@ echo "# $total_req requests over both front-ends in ${SECS} s"
 echo "# certification failures $cert ($(per1k "$cert")/1000 req), brute-force aborts $bf ($(per1k "$bf")/1000)," \
      "InnoDB deadlocks $dl ($(per1k "$dl")/1000)"
 echo "# rollbacks (retried or abandoned transactions, daemons included) $rb ($(per1k "$rb")/1000 req)"
-# the schedulers' own count: "N retries" on each handled request, and
+# the schedulers' own count: "..., N retries" ending each handled request's
+# line ("rpc_seqno S: R reported, J sent (0 resent), 0 lost, 0 aborts, N
+# retries"), and
 # "gave up after N tries" on each request answered "try later"
 retries=$(cat "$GDIR"/fe[12]/apache/error.log 2>/dev/null |
-          sed -n -e 's/.* sent, \([0-9]*\) retries$/\1/p' -e 's/.*gave up after \([0-9]*\) tries.*/\1 g/p' |
+          sed -n -e 's/.*, \([0-9]*\) retries$/\1/p' -e 's/.*gave up after \([0-9]*\) tries.*/\1 g/p' |
           awk '{ s += ($2 == "g" ? $1 - 1 : $1); g += ($2 == "g") } END { print s + 0, g + 0 }')
 read -r nretry ngaveup <<<"$retries"
 echo "# scheduler retries $nretry ($(per1k "$nretry")/1000 req), requests given up $ngaveup ($(per1k "$ngaveup")/1000 req)"
