@@ -85,7 +85,8 @@ static double file_nbytes(void *vctx, int batch_id, int file_num)
  * neither attract jobs that use it nor stay; once deleted, the next job
  * that needs it downloads it again.
  */
-static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
+static int map_held_in(struct sched_ctx *ctx, struct request_state *rs, const int *batch_ids,
+                       int nbatches, struct held_set *h)
 {
     const struct sched_request *req = &rs->req;
     int i, k;
@@ -104,10 +105,10 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
         hf->req_index = i;
         if (req->sticky_files[i].status < 0)
             continue;
-        for (k = 0; k < rs->nloc; k++) {
+        for (k = 0; k < nbatches; k++) {
             const struct batch_files *bf;
             const struct cached_file *f;
-            int r = app_cache_batch_get(&ctx->apps, ctx->db, rs->loc[k].batch_id, rs->now, &bf);
+            int r = app_cache_batch_get(&ctx->apps, ctx->db, batch_ids[k], rs->now, &bf);
             if (r != DB_OK) {
                 free(h->f);
                 h->f = NULL;
@@ -116,7 +117,7 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
             }
             f = batch_file_by_name(bf, req->sticky_files[i].name);
             if (f) {
-                hf->batch_id = rs->loc[k].batch_id;
+                hf->batch_id = batch_ids[k];
                 hf->file_num = f->file_num;
                 break;
             }
@@ -124,6 +125,27 @@ static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held
     }
     qsort(h->f, (size_t)h->n, sizeof *h->f, cmp_held);
     return DB_OK;
+}
+
+/* map_held_in() the batches of this request's teams (rs->loc). */
+static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
+{
+    int ids[LOC_MAX_BATCHES], k;
+    for (k = 0; k < rs->nloc && k < LOC_MAX_BATCHES; k++)
+        ids[k] = rs->loc[k].batch_id;
+    return map_held_in(ctx, rs, ids, k, h);
+}
+
+/* map_held_in() the active locality batches of the cursor cache (before
+ * the request's teams are chosen: rs->loc is still empty then). */
+static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
+{
+    const struct app_cache *ac = &ctx->apps;
+    int ids[LOC_MAX_BATCHES], n = 0, i;
+    for (i = 0; i < ac->ncursors && n < LOC_MAX_BATCHES; i++)
+        if (n == 0 || ids[n - 1] != ac->cursors[i].batch_id)
+            ids[n++] = ac->cursors[i].batch_id;
+    return map_held_in(ctx, rs, ids, n, h);
 }
 
 /* ---- team choice for one batch ---- */
@@ -340,14 +362,14 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * has ended, and after_claim deletes it with no statement. */
     if (ctx->apps.nactive_locality > 0) {
         struct app_cache *ac = &ctx->apps;
-        r = map_held(ctx, rs, &held);
+        r = refresh_cursor_cache(ctx, rs->now);
+        if (r == DB_OK)
+            r = map_held_cached(ctx, rs, &held);
         if (r != DB_OK)
             return r;
         held_nums = malloc(sizeof *held_nums * (size_t)(held.n ? held.n : 1));
         if (!held_nums)
             r = DB_ERR;
-        if (r == DB_OK)
-            r = refresh_cursor_cache(ctx, rs->now);
         if (r == DB_OK && rs->teams_read && rs->hostid > 0 && rs->hostid == rs->host.id &&
             !rs->send_hostid) {
             /* the look-up read them (db_sched_auth) */
