@@ -760,11 +760,14 @@ int main(void)
     /* measured 6.62 and 6.34 once the look-up also read the reported
      * results and the host's teams, and the host update wrote the
      * runtime corrections (8.80 and 8.09 before; issue 16 had measured
-     * 9.76 and 8.78) */
+     * 9.76 and 8.78); then 6.67 and 6.62 once the file preference ran
+     * (it had never matched a held file: one statement when a member's
+     * stretch is done and it holds files) and a batch's file list was
+     * read inside the transaction; issue 16 allows about 7 */
     TAP_CHECK(stmt_n[1] > 0 && (double)stmt_sum[1] / stmt_n[1] <= 6.9,
               "locality requests that send jobs average at most 6.9 statements");
-    TAP_CHECK(stmt_n[0] > 0 && (double)stmt_sum[0] / stmt_n[0] <= 6.6,
-              "locality requests that send no job average at most 6.6 statements");
+    TAP_CHECK(stmt_n[0] > 0 && (double)stmt_sum[0] / stmt_n[0] <= 6.9,
+              "locality requests that send no job average at most 6.9 statements");
 
     snprintf(name, sizeof name, "plainsim%ld", (long)time(NULL) % 100000000);
     work_batch(name, 0, &plain);
