@@ -228,15 +228,18 @@ static int quota_allows_one(struct request_state *rs)
  * (ctx->short_fpops: counted in the shortest jobs, the count is not
  * below what the request takes of the jobs seen), times candidate_factor
  * for the jobs the EDF check, the finish line or the app versions turn
- * down, and at most max_jobs_per_reply x candidate_factor; the locality
- * window gets 4 times that, for the choice of files.  Until a job size
- * is known, the full count.
+ * down, and at most max_jobs_per_reply x candidate_factor (the plain
+ * window, rs->plain_window); the locality window gets 4 times that, for
+ * the choice of files.  Until a job size is known, the full counts.
  */
-static int candidate_limit(const struct sched_ctx *ctx, const struct request_state *rs)
+static int candidate_limit(const struct sched_ctx *ctx, struct request_state *rs)
 {
     int full = ctx->cfg.max_jobs_per_reply * ctx->cfg.candidate_factor, limit, i;
     double need = 0;
 
+    if (full > 4 * LIM_JOBS_PER_REPLY)
+        full = 4 * LIM_JOBS_PER_REPLY;
+    rs->plain_window = full;
     if (ctx->source->after_claim && full < ctx->cfg.locality_window)
         full = ctx->cfg.locality_window;
     if (full > 4 * LIM_JOBS_PER_REPLY)
@@ -259,6 +262,8 @@ static int candidate_limit(const struct sched_ctx *ctx, const struct request_sta
     if (need < 1)
         need = 1;
     limit = (int)need * ctx->cfg.candidate_factor;
+    if (limit < rs->plain_window)
+        rs->plain_window = limit;
     if (ctx->source->after_claim && ctx->apps.nactive_locality > 0)
         limit = (int)need * ctx->cfg.candidate_factor * 4 + 4;
     return limit < full ? limit : full;

@@ -119,6 +119,7 @@ struct request_state {
     int quota_sent_today;          /* jobs sent today before this request */
     int quota_reached;             /* work was refused because of it */
     char quota_note[160];          /* the message saying so */
+    int plain_window;              /* candidates of plain batches to read (candidate_limit()) */
     /* locality: the host's team in each active locality batch */
     struct loc_choice loc[LOC_MAX_BATCHES];
     int nloc;

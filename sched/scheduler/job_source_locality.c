@@ -481,12 +481,21 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
     free(held.f);
 
     /* plain batches: when the cache knows of some, or of no batch at all
-     * (a batch created since the cache was loaded is then still served) */
-    if ((ctx->apps.nactive_plain > 0 || ctx->apps.nactive_locality == 0) && *n < limit) {
-        int k = 0;
-        r = job_source_plain.candidates(ctx, rs, limit - *n, out + *n, &k);
-        if (r == DB_OK)
-            *n += k;
+     * (a batch created since the cache was loaded is then still served).
+     * The locality window is 4 times the plain one for the choice of
+     * files; plain jobs need no such choice, so they fill the plain
+     * window only (the jobs the request takes, times candidate_factor),
+     * less the locality candidates already read: every row read here is
+     * locked until the commit. */
+    if (ctx->apps.nactive_plain > 0 || ctx->apps.nactive_locality == 0) {
+        int plain_limit = limit, k = 0;
+        if (ctx->apps.nactive_locality > 0 && rs->plain_window > 0 && rs->plain_window < limit)
+            plain_limit = rs->plain_window;
+        if (*n < plain_limit) {
+            r = job_source_plain.candidates(ctx, rs, plain_limit - *n, out + *n, &k);
+            if (r == DB_OK)
+                *n += k;
+        }
     }
     return r;
 }
