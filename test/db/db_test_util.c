@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -373,4 +374,22 @@ pid_t tu_spawn(const char *path, const char *const *argv)
         _exit(127);
     }
     return pid;
+}
+
+void tu_work_generator_pass(void)
+{
+    const char *top = getenv("top_builddir"), *conf = getenv("LOCSCHED_CONFIG");
+    char path[4200];
+    const char *argv[] = { path, "--config", conf, "--one-pass", NULL };
+    int status;
+    pid_t pid;
+
+    if (!conf || !conf[0])
+        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+    snprintf(path, sizeof path, "%s/daemons/work_generator", top && top[0] ? top : "..");
+    if (access(path, X_OK) != 0)
+        die("work generator not built", path);
+    pid = tu_spawn(path, argv);
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        die("work_generator --one-pass", "failed");
 }

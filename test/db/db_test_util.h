@@ -86,6 +86,11 @@ void tu_daemon_config(const char *dir, const char *up, const char *tag, const ch
  * fails; the child exits 127 when exec fails). */
 pid_t tu_spawn(const char *path, const char *const *argv);
 
+/* Run the built work generator once (--one-pass) on $LOCSCHED_CONFIG, so
+ * that the active batches get their workunits; exits the test when it
+ * is not built or fails. */
+void tu_work_generator_pass(void);
+
 /* Retire every batch with id >= first_id still INIT or IN_PROGRESS, so
  * that a test leaves no active batch for the tests after it (uses
  * statement slot 159). */

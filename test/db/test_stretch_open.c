@@ -8,13 +8,9 @@
  * them from under the member that works them); an unstaffed lane and the
  * jobs of a member that left are.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "db_locality.h"
 #include "db_test_util.h"
@@ -90,29 +86,6 @@ static int first_open(int cursor, int hostid, int userid, int *nmembers)
     return open;
 }
 
-/* Generate the batch's workunits with the real work generator, one pass. */
-static void generate(void)
-{
-    const char *top = getenv("top_builddir"), *conf = getenv("LOCSCHED_CONFIG");
-    char path[4200];
-    pid_t pid;
-    int status;
-
-    snprintf(path, sizeof path, "%s/daemons/work_generator", top && top[0] ? top : "..");
-    if (access(path, X_OK) != 0)
-        bail("work generator not built", path);
-    fflush(stdout);
-    pid = fork();
-    if (pid < 0)
-        bail("fork", strerror(errno));
-    if (pid == 0) {
-        execl(path, path, "--config", conf, "--one-pass", (char *)NULL);
-        _exit(127);
-    }
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        bail("work_generator --one-pass", "failed");
-}
-
 int main(void)
 {
     char name[64], auth[65];
@@ -127,7 +100,7 @@ int main(void)
     tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
     snprintf(name, sizeof name, "so%ld", (long)time(NULL) % 100000000);
     batch = tu_locality_batch(&ctx, name, NJOBS, 1, 2, 1e12, 2, &cursor);
-    generate();
+    tu_work_generator_pass();
     unsent = (int)tu_scalar(&ctx, 144,
                             "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND server_state = 2",
                             cursor);

@@ -14,13 +14,10 @@
  * On a Galera cluster this made the replays' jobs go missing from the
  * database (test/sh/galera.sh, "every job received is claimed").
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "db_test_util.h"
 #include "tap.h"
@@ -57,29 +54,6 @@ static void bail(const char *what, const char *why)
 {
     printf("Bail out! %s: %s\n", what, why);
     exit(1);
-}
-
-/* Generate the batch's workunits with the real work generator, one pass. */
-static void generate(void)
-{
-    const char *top = getenv("top_builddir"), *conf = getenv("LOCSCHED_CONFIG");
-    char path[4200];
-    pid_t pid;
-    int status;
-
-    snprintf(path, sizeof path, "%s/daemons/work_generator", top && top[0] ? top : "..");
-    if (access(path, X_OK) != 0)
-        bail("work generator not built", path);
-    fflush(stdout);
-    pid = fork();
-    if (pid < 0)
-        bail("fork", strerror(errno));
-    if (pid == 0) {
-        execl(path, path, "--config", conf, "--one-pass", (char *)NULL);
-        _exit(127);
-    }
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        bail("work_generator --one-pass", "failed");
 }
 
 static long long scalar(int slot, const char *sql, int param)
@@ -178,7 +152,7 @@ int main(void)
     tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
     snprintf(name, sizeof name, "txa%ld", (long)time(NULL) % 100000000);
     batch = tu_locality_batch(&ctx, name, 40, 1, 2, 1e12, 2, &cursor);
-    generate();
+    tu_work_generator_pass();
     TAP_EQ_INT(scalar(169, "SELECT COUNT(*) FROM result WHERE batch = ? AND server_state = 2",
                       batch), 80, "the work generator made the batch's 80 results");
 
