@@ -1,0 +1,164 @@
+/*
+ * test_file_preference.c - the sticky-file preference on the real
+ * database (doc/locality.md, "Sticky preference"): a member of a locality
+ * team whose stretch has nothing left for it, and which lists sticky files
+ * as client 7.20 does (top-level <file_info> with name, nbytes and status),
+ * gets the unsent jobs whose files it all holds, from elsewhere in its
+ * cursor, and no others.  Until the held files were matched to the batches of the
+ * cursor cache, they were matched before the request's teams were chosen,
+ * matched nothing, and the host got the next stretch instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_test_util.h"
+#include "tap.h"
+
+#define NJOBS 60
+#define STRETCH_LAST 9   /* the member's stretch is jobs 0..9, all sent */
+#define HELD_FIRST 50    /* it holds files 50..53: jobs 50, 51, 52 use only those */
+
+static struct sched_ctx ctx;
+
+static void bail(const char *what, const char *why)
+{
+    printf("Bail out! %s: %s\n", what, why);
+    exit(1);
+}
+
+static void exec_sql(int slot, const char *sql, struct db_val *p, int n, const char *what)
+{
+    if (db_exec(ctx.db, slot, sql, p, n, NULL, what) != DB_OK || db_commit(ctx.db) != DB_OK)
+        bail(what, db_error(ctx.db));
+}
+
+static long long scalar2(int slot, const char *sql, int a, int b)
+{
+    long long v = -1;
+    struct db_val p[] = { DBV_INT(a), DBV_INT(b) };
+    struct db_val col[] = { DBV_LL(v) };
+    if (db_query(ctx.db, slot, sql, p, 2, col, 1, NULL, NULL, NULL, "test query") != DB_OK)
+        bail("test query", db_error(ctx.db));
+    db_commit(ctx.db);
+    return v;
+}
+
+/* Send request body b; the reply is in *reply. */
+static void request(struct buf *b, struct buf *reply, const char *what)
+{
+    struct sched_stats st;
+    sched_handle(&ctx, b->p, b->len, reply, &st);
+    if (st.status != 0)
+        bail(what, st.outcome);
+}
+
+int main(void)
+{
+    char name[64], auth[65], other_auth[65];
+    struct buf b, reply;
+    int batch, cursor, user, other_user, host, other_host, i;
+
+    tu_ctx_open(&ctx);
+    ctx.cfg.max_jobs_per_reply = 3;   /* as many as the held files have jobs */
+    ctx.cfg.tail_budget = 0;
+    ctx.cfg.locality_file_preference = 1;
+    ctx.cfg.locality_positions = 1;
+    tu_app(&ctx, NULL);
+    user = tu_user(&ctx, "fpref", auth);
+    other_user = tu_user(&ctx, "fpref-other", other_auth);
+    tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
+    snprintf(name, sizeof name, "fp%ld", (long)time(NULL) % 100000000);
+    batch = tu_locality_batch(&ctx, name, NJOBS, 1, 1, 1e12, 2, &cursor);
+    tu_work_generator_pass();
+    TAP_EQ_INT(tu_scalar(&ctx, 140, "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND "
+                                    "server_state = 2", cursor),
+               NJOBS, "the work generator made one result of each job");
+
+    /* the host: first contact, asking for no work */
+    buf_init(&b);
+    buf_init(&reply);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
+    tu_set_elem(&b, "work_req_seconds", "0");
+    tu_set_elem(&b, "cpu_req_secs", "0");
+    tu_set_elem(&b, "cpu_req_instances", "0");
+    request(&b, &reply, "first contact");
+    host = (int)tu_elem_ll(reply.p, "hostid");
+    TAP_CHECK(host > 0 && tu_count(reply.p, "<result>") == 0, "first contact: host %d, no job",
+              host);
+    buf_free(&b);
+
+    /* its team: the cursor, stretch 0..STRETCH_LAST, whose jobs another
+     * user's host was sent (so that nothing of the stretch is left) */
+    {
+        struct db_val h[] = { DBV_INT(other_user) };
+        exec_sql(141, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
+        other_host = (int)tu_scalar(&ctx, 142, "SELECT MAX(id) FROM host WHERE userid = ?",
+                                    other_user);
+    }
+    {
+        int first = 0, last = STRETCH_LAST, now = (int)time(NULL);
+        struct db_val m[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(cursor), DBV_INT(user),
+                              DBV_INT(first), DBV_INT(last), DBV_INT(now) };
+        struct db_val c[] = { DBV_INT(cursor) };
+        struct db_val s[] = { DBV_INT(other_host), DBV_INT(other_user), DBV_INT(now),
+                              DBV_INT(cursor), DBV_INT(last) };
+        exec_sql(143,
+                 "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
+                 "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                 m, 7, "make the member");
+        exec_sql(144, "UPDATE locality_cursor SET nhosts = 1 WHERE id = ?", c, 1,
+                 "count the member");
+        exec_sql(145,
+                 "UPDATE result SET server_state = 4, hostid = ?, userid = ?, sent_time = ? "
+                 "WHERE cursor_id = ? AND job_num <= ? AND server_state = 2",
+                 s, 5, "send the stretch's jobs to the other host");
+    }
+    TAP_EQ_INT(scalar2(146, "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND job_num <= ? "
+                            "AND server_state = 2", cursor, STRETCH_LAST),
+               0, "nothing of the member's stretch is unsent");
+
+    /* the work request, listing four sticky files of jobs far from the
+     * stretch, as client 7.20 lists them (job j uses files j and j + 1) */
+    buf_init(&b);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 1);
+    {
+        struct buf files, nb;
+        const char *at = strstr(b.p, "<app_versions>");
+        if (!at)
+            bail("request template", "no <app_versions>");
+        buf_init(&files);
+        for (i = HELD_FIRST; i <= HELD_FIRST + 3; i++)
+            buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
+                               "        <nbytes>1000.000000</nbytes>\n"
+                               "        <status>1</status>\n    </file_info>\n", name, i);
+        buf_init(&nb);
+        buf_put(&nb, b.p, (size_t)(at - b.p));
+        buf_puts(&nb, files.p);
+        buf_puts(&nb, at);
+        buf_free(&files);
+        buf_free(&b);
+        b = nb;
+    }
+    request(&b, &reply, "work request with sticky files");
+    buf_free(&b);
+
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 3, "the reply has 3 jobs");
+    TAP_EQ_INT(tu_scalar(&ctx, 147, "SELECT COUNT(*) FROM result WHERE hostid = ? AND "
+                                    "server_state = 4", host),
+               3, "the host was sent 3 jobs in the database");
+    TAP_EQ_INT(scalar2(148, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4 "
+                            "AND ABS(job_num - ?) <= 1", host, HELD_FIRST + 1),
+               3, "they are the jobs of its files (%d..%d), not the next stretch's",
+               HELD_FIRST, HELD_FIRST + 2);
+    TAP_CHECK(!strstr(reply.p, "<delete_file_info>"), "no held file is to be deleted");
+    TAP_EQ_INT(scalar2(149, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? AND "
+                            "stretch_first = 0 AND stretch_last = ?", host, STRETCH_LAST),
+               1, "the member keeps its stretch (the held files' jobs were enough)");
+
+    buf_free(&reply);
+    tu_retire_batches_from(&ctx, batch);
+    sched_ctx_free(&ctx);
+    return tap_done();
+}
