@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_gpu.h"
 #include "db_internal.h"
 #include "db_slots.h"
 
@@ -578,6 +579,12 @@ static int member_row(void *vctx)
     return x->row(x->ctx, &x->m);
 }
 
+/* db_ld_members(): a GPU type's flops in the host row, counted when g.COL
+ * says that the project has a version for the type */
+#define LD_GPU_FLOPS(id, name, col) \
+    "h.gpu_" #col "_count * h.gpu_" #col "_peak_flops * g." #col " + "
+#define LD_GPU_USED(id, name, col) "IFNULL(MAX(v.coproc_type = '" name "'), 0) AS " #col ", "
+
 int db_ld_members(struct db_conn *c, int cursor_id,
                   int (*row)(void *ctx, const struct db_ld_member *m), void *ctx)
 {
@@ -588,13 +595,9 @@ int db_ld_members(struct db_conn *c, int cursor_id,
         "IFNULL(h.active_frac, 0), IFNULL(h.expavg_credit, 0), IFNULL(h.expavg_time, 0), "
         "IFNULL(h.gpu_active_frac, 0), "
         /* the peak flops of the GPUs of the types the project has a version for */
-        "IFNULL(h.gpu_nvidia_count * h.gpu_nvidia_peak_flops * g.nvidia "
-        "     + h.gpu_ati_count * h.gpu_ati_peak_flops * g.ati "
-        "     + h.gpu_intel_count * h.gpu_intel_peak_flops * g.intel, 0) "
+        "IFNULL(" DB_GPU_TYPES(LD_GPU_FLOPS) "0, 0) "
         "FROM batch_host bh LEFT JOIN host h ON h.id = bh.host_id "
-        "CROSS JOIN (SELECT IFNULL(MAX(v.coproc_type = 'NVIDIA'), 0) AS nvidia, "
-        "                   IFNULL(MAX(v.coproc_type = 'ATI'), 0) AS ati, "
-        "                   IFNULL(MAX(v.coproc_type = 'intel_gpu'), 0) AS intel "
+        "CROSS JOIN (SELECT " DB_GPU_TYPES(LD_GPU_USED) "1 AS any_version "
         "            FROM app_version v JOIN app a ON a.id = v.appid "
         "            WHERE v.deprecated = 0 AND a.deprecated = 0) g "
         "WHERE bh.cursor_id = ? ORDER BY bh.host_id";

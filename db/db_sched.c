@@ -224,6 +224,11 @@ static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
     jb_close(b);
 }
 
+/* Each GPU type's columns, and their values, in the order of db_gpu.h. */
+#define HOST_UPDATE_GPU(id, name, col) "h.gpu_" #col "_count=?, h.gpu_" #col "_peak_flops=?, "
+#define HOST_UPDATE_GPU_VALS(id, name, col) \
+    DBV_INT(v.gpu_count[DB_GPU_##id]), DBV_DBL(v.gpu_peak_flops[DB_GPU_##id]),
+
 /* The host's columns, written by both forms of the host update. */
 #define HOST_UPDATE_SET \
     "h.rpc_seqno=?, h.rpc_time=?, h.timezone=?, h.domain_name=?, h.last_ip_addr=?, " \
@@ -231,9 +236,8 @@ static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
     "h.p_membw=?, h.os_name=?, h.os_version=?, h.m_nbytes=?, h.m_cache=?, h.m_swap=?, " \
     "h.d_total=?, h.d_free=?, h.d_boinc_used_total=?, h.d_boinc_used_project=?, " \
     "h.on_frac=?, h.connected_frac=?, h.active_frac=?, h.gpu_active_frac=?, " \
-    "h.n_usable_coprocs=?, h.gpu_nvidia_count=?, h.gpu_nvidia_peak_flops=?, " \
-    "h.gpu_ati_count=?, h.gpu_ati_peak_flops=?, h.gpu_intel_count=?, " \
-    "h.gpu_intel_peak_flops=?, h.coprocs=?, h.duration_correction_factor=?, " \
+    "h.n_usable_coprocs=?, " DB_GPU_TYPES(HOST_UPDATE_GPU) \
+    "h.coprocs=?, h.duration_correction_factor=?, " \
     "h.core_client_version=?, h.rpc_gap_avg=?, h.rpc_gap_dev=?, h.rpc_gap_n=?, " \
     "h.avg_turnaround=?, h.turnaround_n=?, h.lost_time=0, h.nresults_today=?, " \
     "h.max_results_day=IF(h.max_results_day=?, ?, h.max_results_day), " \
@@ -271,9 +275,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_DBL(v.d_boinc_used_total), DBV_DBL(v.d_boinc_used_project),
         DBV_DBL(v.on_frac), DBV_DBL(v.connected_frac), DBV_DBL(v.active_frac),
         DBV_DBL(v.gpu_active_frac), DBV_INT(v.n_usable_coprocs),
-        DBV_INT(v.gpu_nvidia_count), DBV_DBL(v.gpu_nvidia_peak_flops),
-        DBV_INT(v.gpu_ati_count), DBV_DBL(v.gpu_ati_peak_flops),
-        DBV_INT(v.gpu_intel_count), DBV_DBL(v.gpu_intel_peak_flops),
+        DB_GPU_TYPES(HOST_UPDATE_GPU_VALS)
         DBV_STR(v.coprocs), DBV_DBL(v.duration_correction_factor),
         DBV_STR(v.core_client_version), DBV_DBL(v.rpc_gap_avg), DBV_DBL(v.rpc_gap_dev),
         DBV_INT(v.rpc_gap_n), DBV_DBL(v.avg_turnaround), DBV_INT(v.turnaround_n),

@@ -18,6 +18,7 @@
 #define LOCSCHED_DB_SCHED_H
 
 #include "db.h"
+#include "db_gpu.h"
 
 #define DB_NAME_MAX 256
 #define DB_CMDLINE_MAX 1024
@@ -142,8 +143,8 @@ struct db_host_update {
     double d_boinc_used_total, d_boinc_used_project;
     double on_frac, connected_frac, active_frac, gpu_active_frac;
     int n_usable_coprocs;
-    int gpu_nvidia_count, gpu_ati_count, gpu_intel_count;
-    double gpu_nvidia_peak_flops, gpu_ati_peak_flops, gpu_intel_peak_flops;
+    int gpu_count[DB_NGPU_TYPES];      /* by enum db_gpu_type (db_gpu.h) */
+    double gpu_peak_flops[DB_NGPU_TYPES];
     double duration_correction_factor;
     double rpc_gap_avg, rpc_gap_dev, avg_turnaround;   /* written as given */
     int rpc_gap_n, turnaround_n;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_gpu.h"
 #include "estimate.h"
 #include "finish_line.h"
 #include "host_quota.h"
@@ -496,16 +497,10 @@ static void host_update_from_request(struct request_state *rs, struct db_host_up
     coprocs[0] = '\0';
     for (i = 0; i < q->ncoprocs; i++) {
         const struct req_coproc *cp = &q->coprocs[i];
-        int n;
-        if (strcmp(cp->type, "NVIDIA") == 0) {
-            h->gpu_nvidia_count = cp->count;
-            h->gpu_nvidia_peak_flops = cp->peak_flops;
-        } else if (strcmp(cp->type, "ATI") == 0) {
-            h->gpu_ati_count = cp->count;
-            h->gpu_ati_peak_flops = cp->peak_flops;
-        } else if (strcmp(cp->type, "intel_gpu") == 0) {
-            h->gpu_intel_count = cp->count;
-            h->gpu_intel_peak_flops = cp->peak_flops;
+        int n, g = db_gpu_type(cp->type);
+        if (g >= 0) {
+            h->gpu_count[g] = cp->count;
+            h->gpu_peak_flops[g] = cp->peak_flops;
         }
         n = snprintf(coprocs + off, coprocs_len - off, "%s %d %g\n", cp->type, cp->count,
                      cp->peak_flops);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_gpu.h"
 #include "estimate.h"
 #include "handler_internal.h"
 
@@ -103,11 +104,11 @@ static int ip_result_rsc(const struct request_state *rs, const struct req_ip_res
     struct name_idx key = { ip->name, 0 }, *hit;
     int r;
 
-    if (ip->ncudas > 0 && (r = rsc_find(rs, "NVIDIA")) >= 0)
+    if (ip->ncudas > 0 && (r = rsc_find(rs, db_gpu_names[DB_GPU_NVIDIA])) >= 0)
         return r;
-    if (ip->natis > 0 && (r = rsc_find(rs, "ATI")) >= 0)
+    if (ip->natis > 0 && (r = rsc_find(rs, db_gpu_names[DB_GPU_ATI])) >= 0)
         return r;
-    if (ip->nintel_gpus > 0 && (r = rsc_find(rs, "intel_gpu")) >= 0)
+    if (ip->nintel_gpus > 0 && (r = rsc_find(rs, db_gpu_names[DB_GPU_INTEL])) >= 0)
         return r;
     hit = bsearch(&key, sorted, (size_t)nsorted, sizeof *sorted, cmp_name_idx);
     if (hit) {

@@ -11,6 +11,7 @@
 
 #include "credit.h"
 #include "cursor_choice.h"
+#include "db_gpu.h"
 #include "db_locality.h"
 #include "handler.h"
 #include "locality_pick.h"
@@ -169,9 +170,7 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
     memset(&hs, 0, sizeof hs);
     for (i = 0; i < rs->req.ncoprocs; i++) {
         const struct req_coproc *cp = &rs->req.coprocs[i];
-        if ((strcmp(cp->type, "NVIDIA") == 0 || strcmp(cp->type, "ATI") == 0 ||
-             strcmp(cp->type, "intel_gpu") == 0) &&
-            cp->count > 0 && project_uses_gpu(ctx, cp->type))
+        if (db_gpu_type(cp->type) >= 0 && cp->count > 0 && project_uses_gpu(ctx, cp->type))
             hs.gpu_flops += cp->count * cp->peak_flops * ctx->cfg.gpu_flops_scale;
     }
     hs.gpu_active_frac = rs->req.gpu_active_frac;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "credit.h"
+#include "db_gpu.h"
 #include "host_quota.h"
 #include "log.h"
 
@@ -26,7 +27,6 @@ static int rsc_index_of(const struct request_state *rs, const char *name)
 static void add_no_rsc_apps(struct sched_reply *r, const struct sched_ctx *ctx,
                             const struct request_state *rs)
 {
-    static const char *const gpu_types[] = { "NVIDIA", "ATI", "intel_gpu" };
     int host_missing = 0, i, j;
 
     r->nno_rsc_apps = 0;
@@ -52,12 +52,12 @@ static void add_no_rsc_apps(struct sched_reply *r, const struct sched_ctx *ctx,
         r->nno_rsc_apps = 0;
         return;
     }
-    for (i = 0; i < 3; i++) {
-        int have = rsc_index_of(rs, gpu_types[i]) >= 0;
+    for (i = 0; i < DB_NGPU_TYPES; i++) {
+        int have = rsc_index_of(rs, db_gpu_names[i]) >= 0;
         for (j = 0; j < ctx->apps.navs && !have; j++)
-            have = strcmp(ctx->apps.avs[j].row.coproc_type, gpu_types[i]) == 0;
+            have = strcmp(ctx->apps.avs[j].row.coproc_type, db_gpu_names[i]) == 0;
         if (!have)
-            r->no_rsc_apps[r->nno_rsc_apps++] = gpu_types[i];
+            r->no_rsc_apps[r->nno_rsc_apps++] = db_gpu_names[i];
     }
 }
 

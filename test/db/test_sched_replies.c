@@ -300,6 +300,22 @@ int main(void)
     TAP_EQ_INT(db_count(152, "SELECT COUNT(*) FROM host WHERE userid = ?", user2), 1,
                "the coprocessor host belongs to the second user");
 
+    /* 6b. a host with an NVIDIA GPU: the host row gets its count and peak
+     * flops in the NVIDIA columns, and nothing in the other GPU types' */
+    send_req("synthetic-nvidia-gpu.xml", auth2, 0, 0, &st);
+    TAP_EQ_STR(st.outcome, "ok", "GPU host's request handled");
+    {
+        int gpu_host = (int)tu_elem_ll(reply.p, "hostid");
+        TAP_EQ_INT(db_count(150, "SELECT gpu_nvidia_count FROM host WHERE id = ?", gpu_host), 1,
+                   "the host row counts its NVIDIA GPU");
+        TAP_EQ_INT(db_count(151, "SELECT ROUND(gpu_nvidia_peak_flops / 1e9) FROM host "
+                                 "WHERE id = ?", gpu_host), 12740,
+                   "with the GPU's peak flops");
+        TAP_EQ_INT(db_count(158, "SELECT gpu_ati_count + gpu_intel_count + gpu_ati_peak_flops + "
+                                 "gpu_intel_peak_flops FROM host WHERE id = ?", gpu_host), 0,
+                   "and no GPU of the other types");
+    }
+
     /* 7. unknown authenticator: clear message, no host created */
     hosts_before = db_count(156, "SELECT COUNT(*) FROM host WHERE id > ?", 0);
     send_req("01-first-contact-attach.xml", "0000000000000000ffffffffffffffff", 0, 0, &st);
