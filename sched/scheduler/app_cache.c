@@ -88,7 +88,7 @@ const struct db_active_batch *app_cache_active_batch(const struct app_cache *ac,
 int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
 {
     struct load_ctx x = { 0 };
-    int r;
+    int r, i;
 
     if (ac->loaded_at && now - ac->loaded_at < APP_CACHE_TTL && now >= ac->loaded_at)
         return DB_OK;
@@ -106,6 +106,12 @@ int app_cache_refresh(struct app_cache *ac, struct db_conn *c, time_t now)
     free_avs(ac->avs, ac->navs);
     ac->avs = x.avs;
     ac->navs = x.n;
+    memset(ac->gpu_versions, 0, sizeof ac->gpu_versions);
+    for (i = 0; i < ac->navs; i++) {
+        int g = db_gpu_type(ac->avs[i].row.coproc_type);
+        if (g >= 0)
+            ac->gpu_versions[g] = 1;
+    }
     ac->loaded_at = now;
     return DB_OK;
 }

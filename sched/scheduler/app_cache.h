@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "db_gpu.h"
 #include "db_locality.h"
 #include "db_sched.h"
 
@@ -56,6 +57,9 @@ struct batch_files {
 struct app_cache {
     struct app_version *avs;
     int navs;
+    /* 1 when some app version runs on GPUs of this type (by enum
+     * db_gpu_type): set with avs, so that a request need not scan them */
+    int gpu_versions[DB_NGPU_TYPES];
     time_t loaded_at;
     struct batch_files batches[APP_CACHE_MAX_BATCHES];
     int nbatches;

@@ -151,18 +151,9 @@ static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs, stru
 
 /* ---- team choice for one batch ---- */
 
-/* Is there an app version for GPUs of this type?  The rate counts a GPU
- * only then; project-wide, as the locality daemon counts it. */
-static int project_uses_gpu(const struct sched_ctx *ctx, const char *type)
-{
-    int i;
-    for (i = 0; i < ctx->apps.navs; i++)
-        if (strcmp(ctx->apps.avs[i].row.coproc_type, type) == 0)
-            return 1;
-    return 0;
-}
-
-/* The host's credit rate now (doc/locality.md, "Words and units"). */
+/* The host's credit rate now (doc/locality.md, "Words and units").  A
+ * GPU counts when the project has an app version for its type
+ * (project-wide, as the locality daemon counts it). */
 static double request_host_rate(const struct sched_ctx *ctx, const struct request_state *rs)
 {
     struct host_speed hs;
@@ -170,7 +161,8 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
     memset(&hs, 0, sizeof hs);
     for (i = 0; i < rs->req.ncoprocs; i++) {
         const struct req_coproc *cp = &rs->req.coprocs[i];
-        if (db_gpu_type(cp->type) >= 0 && cp->count > 0 && project_uses_gpu(ctx, cp->type))
+        int g = db_gpu_type(cp->type);
+        if (g >= 0 && cp->count > 0 && ctx->apps.gpu_versions[g])
             hs.gpu_flops += cp->count * cp->peak_flops * ctx->cfg.gpu_flops_scale;
     }
     hs.gpu_active_frac = rs->req.gpu_active_frac;

@@ -53,9 +53,7 @@ static void add_no_rsc_apps(struct sched_reply *r, const struct sched_ctx *ctx,
         return;
     }
     for (i = 0; i < DB_NGPU_TYPES; i++) {
-        int have = rsc_index_of(rs, db_gpu_names[i]) >= 0;
-        for (j = 0; j < ctx->apps.navs && !have; j++)
-            have = strcmp(ctx->apps.avs[j].row.coproc_type, db_gpu_names[i]) == 0;
+        int have = rsc_index_of(rs, db_gpu_names[i]) >= 0 || ctx->apps.gpu_versions[i];
         if (!have)
             r->no_rsc_apps[r->nno_rsc_apps++] = db_gpu_names[i];
     }
