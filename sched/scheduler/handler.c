@@ -591,6 +591,9 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->auth_failed = 0;
     rs->note[0] = '\0';
     rs->nloc = 0;
+    free(rs->held);
+    rs->held = NULL;
+    rs->nheld = rs->held_mapped = 0;
     free(rs->delete_files);
     rs->delete_files = NULL;
     rs->ndelete_files = 0;
@@ -855,6 +858,7 @@ replied_unavailable:
         buf_puts(out, "<scheduler_reply>\n<request_delay>600</request_delay>\n</scheduler_reply>\n");
     }
     handler_free_rscs(rs);
+    free(rs->held);
     free(rs->delete_files);
     free(rs->aborts);
     free(rs->reported);

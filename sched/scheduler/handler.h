@@ -123,6 +123,10 @@ struct request_state {
     /* locality: the host's team in each active locality batch */
     struct loc_choice loc[LOC_MAX_BATCHES];
     int nloc;
+    /* locality: the sticky files the host listed, mapped to those batches
+     * by the source's candidates (held_mapped), sorted by batch and file */
+    struct loc_held_file *held;
+    int nheld, held_mapped;
     /* lost jobs (lost_jobs.c): resent ones are in jobs[] too */
     int nresent;
     int nlost;

@@ -44,6 +44,14 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs);
 /* Locality batches handled per request (more are served next time). */
 #define LOC_MAX_BATCHES 32
 
+/* A sticky file the host listed, as the locality source maps it to the
+ * active locality batches (once per request, in its candidates). */
+struct loc_held_file {
+    int batch_id;                  /* 0: of no active locality batch, or failed */
+    int file_num;
+    int req_index;                 /* into the request's sticky_files */
+};
+
 /* The host's team in one active locality batch, for this request. */
 struct loc_choice {
     int batch_id;

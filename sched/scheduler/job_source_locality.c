@@ -42,31 +42,34 @@ static int add_cursor(void *vctx, const struct db_cursor_row *r)
 
 /* ---- the sticky files the host holds, as (batch, file_num) ---- */
 
-struct held_file {
-    int batch_id;
-    int file_num;
-    int req_index;                 /* into rs->req.sticky_files */
-};
-
 static int cmp_held(const void *a, const void *b)
 {
-    const struct held_file *x = a, *y = b;
+    const struct loc_held_file *x = a, *y = b;
     if (x->batch_id != y->batch_id)
         return x->batch_id < y->batch_id ? -1 : 1;
     return x->file_num < y->file_num ? -1 : x->file_num > y->file_num;
 }
 
+/* rs->held, for held_has() and file_nbytes() */
 struct held_set {
-    struct held_file *f;
+    const struct loc_held_file *f;
     int n;
     struct sched_ctx *ctx;
     time_t now;
 };
 
+static void held_view(struct sched_ctx *ctx, const struct request_state *rs, struct held_set *h)
+{
+    h->f = rs->held;
+    h->n = rs->nheld;
+    h->ctx = ctx;
+    h->now = rs->now;
+}
+
 static int held_has(void *vctx, int batch_id, int file_num)
 {
     struct held_set *h = vctx;
-    struct held_file key = { batch_id, file_num, 0 };
+    struct loc_held_file key = { batch_id, file_num, 0 };
     return h->n && bsearch(&key, h->f, (size_t)h->n, sizeof *h->f, cmp_held) != NULL;
 }
 
@@ -79,74 +82,71 @@ static double file_nbytes(void *vctx, int batch_id, int file_num)
 }
 
 /*
- * Map the host's sticky files to the active locality batches.  A name
- * that no active locality batch has is marked batch 0 (to be deleted).
- * So is a file the client failed to download (status < 0): the client
- * keeps such a file in error and fails every job that uses it, so it must
- * neither attract jobs that use it nor stay; once deleted, the next job
- * that needs it downloads it again.
+ * Map the host's sticky files to batches batch_ids[0..nbatches) into
+ * rs->held, sorted.  A name that none of them has is marked batch 0 (to
+ * be deleted).  So is a file the client failed to download (status < 0):
+ * the client keeps such a file in error and fails every job that uses
+ * it, so it must neither attract jobs that use it nor stay; once
+ * deleted, the next job that needs it downloads it again.
  */
-static int map_held_in(struct sched_ctx *ctx, struct request_state *rs, const int *batch_ids,
-                       int nbatches, struct held_set *h)
+static int map_held(struct sched_ctx *ctx, struct request_state *rs, const int *batch_ids,
+                    int nbatches)
 {
     const struct sched_request *req = &rs->req;
+    struct loc_held_file *f;
     int i, k;
 
-    h->f = NULL;
-    h->n = 0;
-    h->ctx = ctx;
-    h->now = rs->now;
+    free(rs->held);
+    rs->held = NULL;
+    rs->nheld = 0;
     if (req->nsticky_files == 0)
         return DB_OK;
-    h->f = calloc((size_t)req->nsticky_files, sizeof *h->f);
-    if (!h->f)
+    f = calloc((size_t)req->nsticky_files, sizeof *f);
+    if (!f)
         return DB_ERR;
     for (i = 0; i < req->nsticky_files; i++) {
-        struct held_file *hf = &h->f[h->n++];
-        hf->req_index = i;
+        f[i].req_index = i;
         if (req->sticky_files[i].status < 0)
             continue;
         for (k = 0; k < nbatches; k++) {
             const struct batch_files *bf;
-            const struct cached_file *f;
+            const struct cached_file *cf;
             int r = app_cache_batch_get(&ctx->apps, ctx->db, batch_ids[k], rs->now, &bf);
             if (r != DB_OK) {
-                free(h->f);
-                h->f = NULL;
-                h->n = 0;
+                free(f);
                 return r;
             }
-            f = batch_file_by_name(bf, req->sticky_files[i].name);
-            if (f) {
-                hf->batch_id = batch_ids[k];
-                hf->file_num = f->file_num;
+            cf = batch_file_by_name(bf, req->sticky_files[i].name);
+            if (cf) {
+                f[i].batch_id = batch_ids[k];
+                f[i].file_num = cf->file_num;
                 break;
             }
         }
     }
-    qsort(h->f, (size_t)h->n, sizeof *h->f, cmp_held);
+    qsort(f, (size_t)req->nsticky_files, sizeof *f, cmp_held);
+    rs->held = f;
+    rs->nheld = req->nsticky_files;
     return DB_OK;
 }
 
-/* map_held_in() the batches of this request's teams (rs->loc). */
-static int map_held(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
-{
-    int ids[LOC_MAX_BATCHES], k;
-    for (k = 0; k < rs->nloc && k < LOC_MAX_BATCHES; k++)
-        ids[k] = rs->loc[k].batch_id;
-    return map_held_in(ctx, rs, ids, k, h);
-}
-
-/* map_held_in() the active locality batches of the cursor cache (before
- * the request's teams are chosen: rs->loc is still empty then). */
-static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs, struct held_set *h)
+/*
+ * map_held() to the active locality batches of the cursor cache, before
+ * the request's teams are chosen (rs->loc is still empty then).  These
+ * are the batches of rs->loc: the candidates make one team a batch of
+ * the cache, in its order, up to LOC_MAX_BATCHES; so after_claim uses
+ * this mapping too (rs->held_mapped).
+ */
+static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs)
 {
     const struct app_cache *ac = &ctx->apps;
-    int ids[LOC_MAX_BATCHES], n = 0, i;
+    int ids[LOC_MAX_BATCHES], n = 0, i, r;
     for (i = 0; i < ac->ncursors && n < LOC_MAX_BATCHES; i++)
         if (n == 0 || ids[n - 1] != ac->cursors[i].batch_id)
             ids[n++] = ac->cursors[i].batch_id;
-    return map_held_in(ctx, rs, ids, n, h);
+    r = map_held(ctx, rs, ids, n);
+    rs->held_mapped = r == DB_OK;
+    return r;
 }
 
 /* ---- team choice for one batch ---- */
@@ -342,7 +342,7 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                                struct db_candidate *out, int *n)
 {
     struct cursor_list cl = { 0 };
-    struct held_set held = { 0 };
+    struct held_set held = { NULL, 0, ctx, 0 };   /* rs->held, once mapped */
     int *held_nums = NULL;
     int i, r = DB_OK, nloc_cands;
 
@@ -355,10 +355,11 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
         struct app_cache *ac = &ctx->apps;
         r = refresh_cursor_cache(ctx, rs->now);
         if (r == DB_OK)
-            r = map_held_cached(ctx, rs, &held);
+            r = map_held_cached(ctx, rs);
         if (r != DB_OK)
             return r;
-        held_nums = malloc(sizeof *held_nums * (size_t)(held.n ? held.n : 1));
+        held_view(ctx, rs, &held);
+        held_nums = malloc(sizeof *held_nums * (size_t)(rs->nheld ? rs->nheld : 1));
         if (!held_nums)
             r = DB_ERR;
         if (r == DB_OK && rs->teams_read && rs->hostid > 0 && rs->hostid == rs->host.id &&
@@ -425,10 +426,8 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
     }
     free(cl.rows);
     free(held_nums);
-    if (r != DB_OK) {
-        free(held.f);
+    if (r != DB_OK)
         return r;
-    }
 
     /* sticky preference among the candidates (unless configured off);
      * file_nbytes() reads the batches' file lists, loaded here so that a
@@ -437,10 +436,8 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
     for (i = 0; nloc_cands > 1 && ctx->cfg.locality_file_preference && i < rs->nloc; i++) {
         const struct batch_files *bf;
         r = app_cache_batch_get(&ctx->apps, ctx->db, rs->loc[i].batch_id, rs->now, &bf);
-        if (r != DB_OK) {
-            free(held.f);
+        if (r != DB_OK)
             return r;
-        }
     }
     if (nloc_cands > 1 && ctx->cfg.locality_file_preference) {
         struct lp_job *jobs = calloc((size_t)nloc_cands, sizeof *jobs);
@@ -451,7 +448,6 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
             free(jobs);
             free(order);
             free(copy);
-            free(held.f);
             return DB_ERR;
         }
         for (i = 0; i < nloc_cands; i++) {
@@ -469,7 +465,6 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
         free(order);
         free(copy);
     }
-    free(held.f);
 
     /* plain batches: when the cache knows of some, or of no batch at all
      * (a batch created since the cache was loaded is then still served).
@@ -517,16 +512,23 @@ static int int_seen(const int *a, int n, int v)
 static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
 {
     const struct sched_request *req = &rs->req;
-    struct held_set held = { 0 };
+    struct held_set held;
     int *add_ids = NULL, nadd = 0, i, k, r = DB_OK;
     const char **del_names = NULL;
     int cap_add = 0;
 
     if (rs->nloc == 0 && rs->req.nsticky_files == 0)
         return DB_OK;
-    r = map_held(ctx, rs, &held);
-    if (r != DB_OK)
-        return r;
+    /* The candidates mapped the held files to the batches of the teams.
+     * When they did not (no active locality batch, or no candidates were
+     * read), the request has no team: every file is of no batch, as a
+     * mapping to no batch says. */
+    if (!rs->held_mapped) {
+        r = map_held(ctx, rs, NULL, 0);
+        if (r != DB_OK)
+            return r;
+    }
+    held_view(ctx, rs, &held);
 
     for (i = 0; i < rs->njobs; i++)
         if (rs->jobs[i].cand.cursor_id > 0)
@@ -558,7 +560,7 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
     /* files held that the host's cursor no longer needs */
     rs->ndelete_files = 0;
     for (i = 0; i < held.n; i++) {
-        const struct held_file *hf = &held.f[i];
+        const struct loc_held_file *hf = &held.f[i];
         const struct loc_choice *lc = hf->batch_id ? loc_of(rs, hf->batch_id) : NULL;
         int needed = lc && lc->cursor_id > 0 && hf->file_num >= lc->first_needed_file &&
                      hf->file_num <= lc->last_needed_file;
@@ -582,7 +584,6 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
 out:
     free(add_ids);
     free(del_names);
-    free(held.f);
     return r;
 }
 

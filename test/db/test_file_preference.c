@@ -19,6 +19,7 @@
 #define NJOBS 60
 #define STRETCH_LAST 9   /* the member's stretch is jobs 0..9, all sent */
 #define HELD_FIRST 50    /* it holds files 50..53: jobs 50, 51, 52 use only those */
+#define FAILED 30        /* and lists file 30 as failed */
 
 static struct sched_ctx ctx;
 
@@ -133,6 +134,13 @@ int main(void)
             buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
                                "        <nbytes>1000.000000</nbytes>\n"
                                "        <status>1</status>\n    </file_info>\n", name, i);
+        /* and one of no batch, one that failed to download: both to delete */
+        buf_printf(&files, "    <file_info>\n        <name>%s_gone</name>\n"
+                           "        <nbytes>1000.000000</nbytes>\n"
+                           "        <status>1</status>\n    </file_info>\n", name);
+        buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
+                           "        <nbytes>0.000000</nbytes>\n"
+                           "        <status>-161</status>\n    </file_info>\n", name, FAILED);
         buf_init(&nb);
         buf_put(&nb, b.p, (size_t)(at - b.p));
         buf_puts(&nb, files.p);
@@ -152,7 +160,14 @@ int main(void)
                             "AND ABS(job_num - ?) <= 1", host, HELD_FIRST + 1),
                3, "they are the jobs of its files (%d..%d), not the next stretch's",
                HELD_FIRST, HELD_FIRST + 2);
-    TAP_CHECK(!strstr(reply.p, "<delete_file_info>"), "no held file is to be deleted");
+    {
+        char del[160];
+        TAP_EQ_INT(tu_count(reply.p, "<delete_file_info>"), 2, "two files are to be deleted");
+        snprintf(del, sizeof del, "<delete_file_info>%s_gone</delete_file_info>", name);
+        TAP_CHECK(strstr(reply.p, del) != NULL, "the file of no batch");
+        snprintf(del, sizeof del, "<delete_file_info>%s_f%d</delete_file_info>", name, FAILED);
+        TAP_CHECK(strstr(reply.p, del) != NULL, "and the one that failed to download");
+    }
     TAP_EQ_INT(scalar2(149, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? AND "
                             "stretch_first = 0 AND stretch_last = ?", host, STRETCH_LAST),
                1, "the member keeps its stretch (the held files' jobs were enough)");
