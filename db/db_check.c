@@ -31,6 +31,10 @@ static const struct {
         SLOT_CHECK_SENT_UNASSIGNED, 0, "find sent results without host, user or time",
         IDS("SELECT id FROM result WHERE " SENT
             " AND (hostid = 0 OR userid IS NULL OR sent_time = 0)") },
+    [DBC_SENT_HOST_MISSING] = {
+        SLOT_CHECK_SENT_HOST_MISSING, 0, "find results in progress on hosts that do not exist",
+        IDS("SELECT r.id AS id FROM result r LEFT JOIN host h ON h.id = r.hostid "
+            "WHERE r.server_state = 4 AND r.hostid <> 0 AND h.id IS NULL") },
     [DBC_UNSENT_ASSIGNED] = {
         SLOT_CHECK_UNSENT_ASSIGNED, 0, "find unsent results with a host, user or time",
         IDS("SELECT id FROM result WHERE server_state IN (1, 2) "
@@ -121,6 +125,7 @@ static const struct {
             "OR r.server_state <> 5 OR r.outcome <> 1 OR r.validate_state <> 1)") },
 };
 _Static_assert((int)SLOT_CHECK_VA_END <= (int)SLOT_ASSIM_FIRST, "validation checks fit 186..191");
+_Static_assert((int)SLOT_CHECK_END <= 100, "check statement slots fit 80..99");
 
 int db_check_begin(struct db_conn *c)
 {

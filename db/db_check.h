@@ -49,6 +49,7 @@ enum db_check_id {
                               * BOINC does) */
     DBC_CANONICAL_NOT_VALID, /* workunits: the canonical result is missing, of another
                               * workunit, or not a VALID success */
+    DBC_SENT_HOST_MISSING,   /* results: IN_PROGRESS with a hostid that no host row has */
     DBC_NCHECKS
 };
 

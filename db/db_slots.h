@@ -78,6 +78,7 @@ enum db_slot {
     SLOT_CHECK_TOO_MANY_RESULTS,
     SLOT_CHECK_LOST_UNFLAGGED,
     SLOT_CHECK_LOST_UNREPLACED,
+    SLOT_CHECK_SENT_HOST_MISSING,
     SLOT_CHECK_END,           /* must stay <= 100 */
     /* daemons */
     SLOT_DAEMON_FIRST = 100,

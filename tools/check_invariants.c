@@ -63,6 +63,10 @@ static const struct check_def defs[] = {
     { "sent_without_host", "sent_once", "result", DBC_SENT_UNASSIGNED, -1,
       "results sent (in progress, or over with an outcome only a sent result has) whose "
       "hostid is 0, userid NULL or sent_time 0" },
+    { "sent_to_missing_host", "sent_once", "result", DBC_SENT_HOST_MISSING, -1,
+      "results in progress whose hostid names no host row: claimed in a transaction that "
+      "did not commit the host (a new host's row and its claims are written together), so "
+      "no computer holds them" },
     { "unsent_with_host", "sent_once", "result", DBC_UNSENT_ASSIGNED, -1,
       "results not sent (inactive, unsent) that carry a hostid, a userid or a sent_time: "
       "sent before, and would be sent again" },

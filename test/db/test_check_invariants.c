@@ -422,7 +422,7 @@ static void damage_results(void)
                            "AND hostid <> 0", 4);
     int r_ok = (int)SCALAR("SELECT IFNULL(MIN(id), 0) FROM result WHERE server_state = 5 "
                            "AND outcome = ?", 1);
-    int host, user, sent;
+    int host, user, sent, missing;
 
     if (!TAP_CHECK(r_ip > 0 && r_ok > 0, "a result in progress (#%d) and one reported (#%d)",
                    r_ip, r_ok))
@@ -433,6 +433,12 @@ static void damage_results(void)
 
     EXEC1("UPDATE result SET hostid = 0 WHERE id = ?", r_ip);
     expect_violation("sent_without_host", r_ip, "an in-progress result with hostid 0");
+    EXEC2("UPDATE result SET hostid = ? WHERE id = ?", host, r_ip);
+
+    missing = (int)SCALAR("SELECT IFNULL(MAX(id), 0) + 1000 FROM host WHERE id > ?", 0);
+    EXEC2("UPDATE result SET hostid = ? WHERE id = ?", missing, r_ip);
+    expect_violation("sent_to_missing_host", r_ip,
+                     "an in-progress result claimed by a host that does not exist");
     EXEC2("UPDATE result SET hostid = ? WHERE id = ?", host, r_ip);
 
     EXEC1("UPDATE result SET userid = NULL WHERE id = ?", r_ip);
@@ -740,8 +746,8 @@ static void damage_cursors(void)
 /* ---------------------------------------------------------------- the tool */
 
 static const char *const check_names[] = {
-    "sent_without_host", "unsent_with_host", "two_results_one_host", "duplicate_result_name",
-    "two_results_one_user", "result_user_not_host_user", "workunit_stuck",
+    "sent_without_host", "sent_to_missing_host", "unsent_with_host", "two_results_one_host",
+    "duplicate_result_name", "two_results_one_user", "result_user_not_host_user", "workunit_stuck",
     "job_generated_twice", "cursor_job_not_generated", "cursor_jobs_not_ahead", "cursor_order",
     "cursor_unfinished_behind", "cursor_remaining_credit", "cursor_team", "team_member_orphan",
     "two_backups_in_progress", "backup_not_sent", "too_many_results",
