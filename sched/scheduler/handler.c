@@ -590,7 +590,7 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->send_hostid = 0;
     rs->auth_failed = 0;
     rs->note[0] = '\0';
-    rs->nloc = 0;
+    rs->nloc = rs->loc_chosen = 0;
     free(rs->held);
     rs->held = NULL;
     rs->nheld = rs->held_mapped = 0;

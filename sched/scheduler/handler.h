@@ -120,9 +120,10 @@ struct request_state {
     int quota_reached;             /* work was refused because of it */
     char quota_note[160];          /* the message saying so */
     int plain_window;              /* candidates of plain batches to read (candidate_limit()) */
-    /* locality: the host's team in each active locality batch */
+    /* locality: the host's team in each active locality batch, chosen by
+     * the source's candidates (loc_chosen: they ran in this attempt) */
     struct loc_choice loc[LOC_MAX_BATCHES];
-    int nloc;
+    int nloc, loc_chosen;
     /* locality: the sticky files the host listed, mapped to those batches
      * by the source's candidates (held_mapped), sorted by batch and file */
     struct loc_held_file *held;

@@ -348,6 +348,7 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
 
     *n = 0;
     rs->nloc = 0;
+    rs->loc_chosen = 1;
     /* The cursors are read when the cache knows of locality batches.
      * Without any, every sticky file a host lists belongs to a batch that
      * has ended, and after_claim deletes it with no statement. */
@@ -505,9 +506,10 @@ static int int_seen(const int *a, int n, int v)
 }
 
 /*
- * Record the sticky files sent (host_file), and decide which files the
- * host holds that no unfinished job of its cursor needs: those get a
- * <delete_file_info> and lose their host_file row.
+ * Record the sticky files sent (host_file), and, when the candidates
+ * chose the request's teams, decide which files the host holds that no
+ * unfinished job of its cursor needs: those get a <delete_file_info> and
+ * lose their host_file row.
  */
 static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
 {
@@ -557,9 +559,12 @@ static int locality_after_claim(struct sched_ctx *ctx, struct request_state *rs)
         }
     }
 
-    /* files held that the host's cursor no longer needs */
+    /* files held that the host's cursor no longer needs: known only when
+     * the candidates chose the request's teams; not when the daily quota
+     * stopped the request before, nor for lost jobs sent again in reply to
+     * a request for no work (the host's jobs may need every file then) */
     rs->ndelete_files = 0;
-    for (i = 0; i < held.n; i++) {
+    for (i = 0; rs->loc_chosen && i < held.n; i++) {
         const struct loc_held_file *hf = &held.f[i];
         const struct loc_choice *lc = hf->batch_id ? loc_of(rs, hf->batch_id) : NULL;
         int needed = lc && lc->cursor_id > 0 && hf->file_num >= lc->first_needed_file &&

@@ -55,11 +55,77 @@ static void request(struct buf *b, struct buf *reply, const char *what)
         bail(what, st.outcome);
 }
 
+/* In b, the work request of host (seqno) listing, as client 7.20 lists
+ * sticky files, files HELD_FIRST..HELD_FIRST + 3 of batch name, a file of
+ * no batch, and file FAILED as failed to download. */
+static void sticky_request(struct buf *b, const char *name, const char *auth, int host,
+                           int seqno)
+{
+    struct buf files, nb;
+    const char *at;
+    int i;
+
+    buf_init(b);
+    tu_recorded_request(b, "02-hostid-assigned-work-request.xml", auth, host, seqno);
+    at = strstr(b->p, "<app_versions>");
+    if (!at)
+        bail("request template", "no <app_versions>");
+    buf_init(&files);
+    for (i = HELD_FIRST; i <= HELD_FIRST + 3; i++)
+        buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
+                           "        <nbytes>1000.000000</nbytes>\n"
+                           "        <status>1</status>\n    </file_info>\n", name, i);
+    buf_printf(&files, "    <file_info>\n        <name>%s_gone</name>\n"
+                       "        <nbytes>1000.000000</nbytes>\n"
+                       "        <status>1</status>\n    </file_info>\n", name);
+    buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
+                       "        <nbytes>0.000000</nbytes>\n"
+                       "        <status>-161</status>\n    </file_info>\n", name, FAILED);
+    buf_init(&nb);
+    buf_put(&nb, b->p, (size_t)(at - b->p));
+    buf_puts(&nb, files.p);
+    buf_puts(&nb, at);
+    buf_free(&files);
+    buf_free(b);
+    *b = nb;
+}
+
+/* The host's results in progress as client 7.20 lists the jobs it holds
+ * (<other_result> elements), so that none is taken for lost. */
+struct listing {
+    char name[256];
+    struct buf xml;
+};
+
+static int list_row(void *vctx)
+{
+    struct listing *l = vctx;
+    buf_printf(&l->xml, "\n    <other_result>\n        <name>%s</name>\n"
+                        "        <app_version>-1</app_version>\n    </other_result>\n",
+               l->name);
+    return 0;
+}
+
+static void list_in_progress(struct buf *b, int host)
+{
+    struct listing l;
+    struct db_val p[] = { DBV_INT(host) };
+    struct db_val col[] = { DBV_BUF(l.name) };
+    buf_init(&l.xml);
+    if (db_query(ctx.db, 150, "SELECT name FROM result WHERE hostid = ? AND server_state = 4 "
+                             "ORDER BY id", p, 1, col, 1, list_row, &l, NULL,
+                 "the host's jobs") != DB_OK)
+        bail("the host's jobs", db_error(ctx.db));
+    db_commit(ctx.db);
+    tu_set_elem(b, "other_results", l.xml.p ? l.xml.p : "");
+    buf_free(&l.xml);
+}
+
 int main(void)
 {
     char name[64], auth[65], other_auth[65];
     struct buf b, reply;
-    int batch, cursor, user, other_user, host, other_host, i;
+    int batch, cursor, user, other_user, host, other_host;
 
     tu_ctx_open(&ctx);
     ctx.cfg.max_jobs_per_reply = 3;   /* as many as the held files have jobs */
@@ -122,33 +188,7 @@ int main(void)
 
     /* the work request, listing four sticky files of jobs far from the
      * stretch, as client 7.20 lists them (job j uses files j and j + 1) */
-    buf_init(&b);
-    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 1);
-    {
-        struct buf files, nb;
-        const char *at = strstr(b.p, "<app_versions>");
-        if (!at)
-            bail("request template", "no <app_versions>");
-        buf_init(&files);
-        for (i = HELD_FIRST; i <= HELD_FIRST + 3; i++)
-            buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
-                               "        <nbytes>1000.000000</nbytes>\n"
-                               "        <status>1</status>\n    </file_info>\n", name, i);
-        /* and one of no batch, one that failed to download: both to delete */
-        buf_printf(&files, "    <file_info>\n        <name>%s_gone</name>\n"
-                           "        <nbytes>1000.000000</nbytes>\n"
-                           "        <status>1</status>\n    </file_info>\n", name);
-        buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
-                           "        <nbytes>0.000000</nbytes>\n"
-                           "        <status>-161</status>\n    </file_info>\n", name, FAILED);
-        buf_init(&nb);
-        buf_put(&nb, b.p, (size_t)(at - b.p));
-        buf_puts(&nb, files.p);
-        buf_puts(&nb, at);
-        buf_free(&files);
-        buf_free(&b);
-        b = nb;
-    }
+    sticky_request(&b, name, auth, host, 1);
     request(&b, &reply, "work request with sticky files");
     buf_free(&b);
 
@@ -171,6 +211,33 @@ int main(void)
     TAP_EQ_INT(scalar2(149, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? AND "
                             "stretch_first = 0 AND stretch_last = ?", host, STRETCH_LAST),
                1, "the member keeps its stretch (the held files' jobs were enough)");
+
+    /* the same request once the host has its daily quota (2 CPUs, 1 job
+     * each; 3 sent today): no job, and no held file is to be deleted, since
+     * no team was read to say which its cursor no longer needs; the jobs
+     * it runs need them */
+    ctx.cfg.daily_result_quota = 1;
+    sticky_request(&b, name, auth, host, 2);
+    list_in_progress(&b, host);
+    request(&b, &reply, "work request at the daily quota");
+    buf_free(&b);
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 0, "at its daily quota: no job");
+    TAP_CHECK(strstr(reply.p, "daily quota") != NULL, "the reply says why");
+    TAP_EQ_INT(tu_count(reply.p, "<delete_file_info>"), 0,
+               "at its daily quota: no file is to be deleted");
+
+    /* a request for no work that does not list the host's jobs: they are
+     * sent again, and no file is to be deleted (deletions go in replies to
+     * work requests), the files of the jobs sent again least of all */
+    sticky_request(&b, name, auth, host, 3);
+    tu_set_elem(&b, "work_req_seconds", "0");
+    tu_set_elem(&b, "cpu_req_secs", "0");
+    tu_set_elem(&b, "cpu_req_instances", "0");
+    request(&b, &reply, "request for no work");
+    buf_free(&b);
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 3, "no work asked for: its 3 jobs sent again");
+    TAP_EQ_INT(tu_count(reply.p, "<delete_file_info>"), 0,
+               "no work asked for: no file is to be deleted");
 
     buf_free(&reply);
     tu_retire_batches_from(&ctx, batch);
