@@ -17,7 +17,7 @@
 #include "db_admin.h"
 #include "db_sched.h"
 
-static void die(const char *what, const char *why)
+void tu_bail(const char *what, const char *why)
 {
     printf("Bail out! %s: %s\n", what, why);
     exit(1);
@@ -27,7 +27,7 @@ char *tu_read_file(const char *path, size_t *len)
 {
     char *p = buf_read_file(path, len);
     if (!p)
-        die("cannot read", path);
+        tu_bail("cannot read", path);
     return p;
 }
 
@@ -46,11 +46,11 @@ void tu_ctx_open(struct sched_ctx *ctx)
     char err[1024];
     const char *cfg = getenv("LOCSCHED_CONFIG");
     if (!cfg || !cfg[0])
-        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+        tu_bail("LOCSCHED_CONFIG", "not set: run through test/run_suite");
     if (sched_ctx_init(ctx, cfg, err, sizeof err) < 0)
-        die("sched_ctx_init", err);
+        tu_bail("sched_ctx_init", err);
     if (!ctx->db)
-        die("database", "not reachable");
+        tu_bail("database", "not reachable");
     ctx->cfg.record_requests = 0;
     /* the tests make a batch and ask for its jobs at once: a young batch
      * would go one job per idle CPU (test_finish_line tests that rule) */
@@ -63,14 +63,14 @@ int tu_user(struct sched_ctx *ctx, const char *tag, char auth[65])
     char email[128];
     int i, id = 0;
     if (RAND_bytes(raw, sizeof raw) != 1)
-        die("RAND_bytes", "failed");
+        tu_bail("RAND_bytes", "failed");
     for (i = 0; i < 16; i++)
         snprintf(auth + 2 * i, 3, "%02x", raw[i]);
     SHA256((const unsigned char *)auth, 32, hash);
     snprintf(email, sizeof email, "%s-%s@test", tag, auth);
     if (db_user_create(ctx->db, tag, email, auth, hash, (int)time(NULL), &id) != DB_OK ||
         db_commit(ctx->db) != DB_OK)
-        die("create user", db_error(ctx->db));
+        tu_bail("create user", db_error(ctx->db));
     return id;
 }
 
@@ -88,7 +88,7 @@ void tu_app(struct sched_ctx *ctx, const char *coproc_type)
     if (r == DB_OK)
         r = db_platform_get_or_create(ctx->db, tu_platform_name, (int)time(NULL), &platid);
     if (r != DB_OK)
-        die("app", db_error(ctx->db));
+        tu_bail("app", db_error(ctx->db));
     memset(&v, 0, sizeof v);
     v.appid = appid;
     v.platformid = platid;
@@ -102,7 +102,7 @@ void tu_app(struct sched_ctx *ctx, const char *coproc_type)
         r = db_app_version_file_add(ctx->db, avid, 0, file, "", url, 10,
                                     "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
     if (r != DB_OK && r != DB_DUP)
-        die("app version", db_error(ctx->db));
+        tu_bail("app version", db_error(ctx->db));
     if (coproc_type) {
         v.plan_class = "gpu";
         v.coproc_type = coproc_type;
@@ -113,10 +113,10 @@ void tu_app(struct sched_ctx *ctx, const char *coproc_type)
             r = db_app_version_file_add(ctx->db, avid, 0, file, "", url, 10,
                                         "0123456789abcdef0123456789abcdef", "00\n.\n", 1, 0);
         if (r != DB_OK && r != DB_DUP)
-            die("gpu app version", db_error(ctx->db));
+            tu_bail("gpu app version", db_error(ctx->db));
     }
     if (db_commit(ctx->db) != DB_OK)
-        die("commit", db_error(ctx->db));
+        tu_bail("commit", db_error(ctx->db));
     ctx->apps.loaded_at = 0;   /* reload */
 }
 
@@ -126,7 +126,7 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
     struct db_batch_new b;
     int appid, batch, i, k, r, now = (int)time(NULL);
     if (db_app_lookup(ctx->db, tu_app_name, &appid) != DB_OK)
-        die("batch", "no app tapp");
+        tu_bail("batch", "no app tapp");
     memset(&b, 0, sizeof b);
     b.name = name;
     b.appid = appid;
@@ -183,7 +183,7 @@ int tu_batch(struct sched_ctx *ctx, const char *name, int njobs, int repl, doubl
     if (r == DB_OK)
         r = db_commit(ctx->db);
     if (r != DB_OK)
-        die("create batch", db_error(ctx->db));
+        tu_bail("create batch", db_error(ctx->db));
     app_cache_invalidate(&ctx->apps);
     return batch;
 }
@@ -212,11 +212,11 @@ void tu_set_elem(struct buf *b, const char *tag, const char *value)
     snprintf(close, sizeof close, "</%s>", tag);
     s = strstr(b->p, open);
     if (!s)
-        die("template has no element", tag);
+        tu_bail("template has no element", tag);
     s += strlen(open);
     e = strstr(s, close);
     if (!e)
-        die("template element not closed", tag);
+        tu_bail("template element not closed", tag);
     buf_init(&nb);
     buf_put(&nb, b->p, (size_t)(s - b->p));
     buf_puts(&nb, value);
@@ -252,9 +252,27 @@ long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param)
     struct db_val col[] = { DBV_LL(v) };
     if (db_query(ctx->db, slot, sql, p, strchr(sql, '?') ? 1 : 0, col, 1, NULL, NULL, NULL,
                  "test query") != DB_OK)
-        die("test query", db_error(ctx->db));
+        tu_bail("test query", db_error(ctx->db));
     db_commit(ctx->db);
     return v;
+}
+
+long long tu_scalar2(struct sched_ctx *ctx, int slot, const char *sql, int a, int b)
+{
+    long long v = -1;
+    struct db_val p[] = { DBV_INT(a), DBV_INT(b) };
+    struct db_val col[] = { DBV_LL(v) };
+    if (db_query(ctx->db, slot, sql, p, 2, col, 1, NULL, NULL, NULL, "test query") != DB_OK)
+        tu_bail("test query", db_error(ctx->db));
+    db_commit(ctx->db);
+    return v;
+}
+
+void tu_exec(struct sched_ctx *ctx, int slot, const char *sql, struct db_val *p, int n,
+             const char *what)
+{
+    if (db_exec(ctx->db, slot, sql, p, n, NULL, what) != DB_OK || db_commit(ctx->db) != DB_OK)
+        tu_bail(what, db_error(ctx->db));
 }
 
 /* ---- locality batches for the daemon tests ---- */
@@ -268,9 +286,9 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     int appid, batch = 0, i, k, r, now = (int)time(NULL);
 
     if (db_app_lookup(ctx->db, tu_app_name, &appid) != DB_OK)
-        die("locality batch", "no app tapp");
+        tu_bail("locality batch", "no app tapp");
     if (ncursors < 1 || ncursors > njobs)
-        die("locality batch", "need 1 <= ncursors <= njobs");
+        tu_bail("locality batch", "need 1 <= ncursors <= njobs");
     memset(&b, 0, sizeof b);
     b.name = name;
     b.appid = appid;
@@ -309,7 +327,7 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     if (r == DB_OK)
         r = db_commit(ctx->db);
     if (r != DB_OK)
-        die("create locality batch", db_error(ctx->db));
+        tu_bail("create locality batch", db_error(ctx->db));
     return batch;
 }
 
@@ -319,7 +337,7 @@ void tu_retire_batches_from(struct sched_ctx *ctx, int first_id)
     if (db_exec(ctx->db, 159, "UPDATE batch SET state = 4 WHERE id >= ? AND state IN (0, 1)", p,
                 1, NULL, "retire test batches") != DB_OK ||
         db_commit(ctx->db) != DB_OK)
-        die("retire test batches", db_error(ctx->db));
+        tu_bail("retire test batches", db_error(ctx->db));
     app_cache_invalidate(&ctx->apps);
 }
 
@@ -331,16 +349,16 @@ void tu_daemon_config(const char *dir, const char *up, const char *tag, const ch
     const char *src = getenv("LOCSCHED_CONFIG");
     char cmd[8192];
     if (!src || !src[0])
-        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+        tu_bail("LOCSCHED_CONFIG", "not set: run through test/run_suite");
     if ((size_t)snprintf(cmd, sizeof cmd,
                          "grep -v -E '^[[:space:]]*(log_dir|log_level|upload_dir|%s)"
                          "[[:space:]]*=' '%s' >'%s/%s.conf' && "
                          "printf 'log_dir = %%s/log\nlog_level = 0\nupload_dir = %%s\n%%s\n' "
                          "'%s' '%s' '%s' >>'%s/%s.conf'", keys, src, dir, tag, dir, up, settings,
                          dir, tag) >= sizeof cmd)
-        die("daemon config", "too long");
+        tu_bail("daemon config", "too long");
     if (system(cmd) != 0)
-        die("daemon config", cmd);
+        tu_bail("daemon config", cmd);
 }
 
 void tu_daemon_dirs(const char *sub, char *dir, size_t dirlen, char *up, size_t uplen,
@@ -349,7 +367,7 @@ void tu_daemon_dirs(const char *sub, char *dir, size_t dirlen, char *up, size_t 
     const char *top = getenv("top_builddir");
     char cmd[4096];
     if (!getcwd(dir, dirlen) || strlen(dir) + strlen(sub) + 2 > dirlen)
-        die("getcwd", "fails or too long");
+        tu_bail("getcwd", "fails or too long");
     strcat(dir, "/");
     strcat(dir, sub);
     if ((size_t)snprintf(up, uplen, "%s/upload", dir) >= uplen ||
@@ -357,9 +375,9 @@ void tu_daemon_dirs(const char *sub, char *dir, size_t dirlen, char *up, size_t 
             bindirlen ||
         (size_t)snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/log' '%s'", dir, dir,
                          up) >= sizeof cmd)
-        die("daemon folders", "path too long");
+        tu_bail("daemon folders", "path too long");
     if (system(cmd) != 0)
-        die("daemon folders", cmd);
+        tu_bail("daemon folders", cmd);
 }
 
 pid_t tu_spawn(const char *path, const char *const *argv)
@@ -368,7 +386,7 @@ pid_t tu_spawn(const char *path, const char *const *argv)
     fflush(stdout);
     pid = fork();
     if (pid < 0)
-        die("fork", strerror(errno));
+        tu_bail("fork", strerror(errno));
     if (pid == 0) {
         execv(path, (char *const *)argv);
         _exit(127);
@@ -385,11 +403,11 @@ void tu_work_generator_pass(void)
     pid_t pid;
 
     if (!conf || !conf[0])
-        die("LOCSCHED_CONFIG", "not set: run through test/run_suite");
+        tu_bail("LOCSCHED_CONFIG", "not set: run through test/run_suite");
     snprintf(path, sizeof path, "%s/daemons/work_generator", top && top[0] ? top : "..");
     if (access(path, X_OK) != 0)
-        die("work generator not built", path);
+        tu_bail("work generator not built", path);
     pid = tu_spawn(path, argv);
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        die("work_generator --one-pass", "failed");
+        tu_bail("work_generator --one-pass", "failed");
 }

@@ -12,6 +12,9 @@
 #include "buf.h"
 #include "handler.h"
 
+/* Print "Bail out! what: why" (TAP) and exit 1. */
+void tu_bail(const char *what, const char *why);
+
 /* Read a whole file (NUL-terminated); exits the test on failure. */
 char *tu_read_file(const char *path, size_t *len);
 
@@ -56,6 +59,14 @@ long long tu_elem_ll(const char *text, const char *tag);
 /* Run one SQL query returning one integer (test-only helper through the
  * data layer: the statement text is a constant of the test). */
 long long tu_scalar(struct sched_ctx *ctx, int slot, const char *sql, int param);
+
+/* The same with two parameters. */
+long long tu_scalar2(struct sched_ctx *ctx, int slot, const char *sql, int a, int b);
+
+/* Run one statement of the test's own (slot, SQL text, n parameters p)
+ * and commit; exits the test on failure, saying what failed. */
+void tu_exec(struct sched_ctx *ctx, int slot, const char *sql, struct db_val *p, int n,
+             const char *what);
 
 /* Create a locality batch in state IN_PROGRESS (daemon tests): njobs jobs
  * over njobs + 1 files (job j uses files j and j + 1 and fpops * (1 + j % 3)

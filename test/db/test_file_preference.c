@@ -23,36 +23,13 @@
 
 static struct sched_ctx ctx;
 
-static void bail(const char *what, const char *why)
-{
-    printf("Bail out! %s: %s\n", what, why);
-    exit(1);
-}
-
-static void exec_sql(int slot, const char *sql, struct db_val *p, int n, const char *what)
-{
-    if (db_exec(ctx.db, slot, sql, p, n, NULL, what) != DB_OK || db_commit(ctx.db) != DB_OK)
-        bail(what, db_error(ctx.db));
-}
-
-static long long scalar2(int slot, const char *sql, int a, int b)
-{
-    long long v = -1;
-    struct db_val p[] = { DBV_INT(a), DBV_INT(b) };
-    struct db_val col[] = { DBV_LL(v) };
-    if (db_query(ctx.db, slot, sql, p, 2, col, 1, NULL, NULL, NULL, "test query") != DB_OK)
-        bail("test query", db_error(ctx.db));
-    db_commit(ctx.db);
-    return v;
-}
-
 /* Send request body b; the reply is in *reply. */
 static void request(struct buf *b, struct buf *reply, const char *what)
 {
     struct sched_stats st;
     sched_handle(&ctx, b->p, b->len, reply, &st);
     if (st.status != 0)
-        bail(what, st.outcome);
+        tu_bail(what, st.outcome);
 }
 
 /* In b, the work request of host (seqno) listing, as client 7.20 lists
@@ -69,7 +46,7 @@ static void sticky_request(struct buf *b, const char *name, const char *auth, in
     tu_recorded_request(b, "02-hostid-assigned-work-request.xml", auth, host, seqno);
     at = strstr(b->p, "<app_versions>");
     if (!at)
-        bail("request template", "no <app_versions>");
+        tu_bail("request template", "no <app_versions>");
     buf_init(&files);
     for (i = HELD_FIRST; i <= HELD_FIRST + 3; i++)
         buf_printf(&files, "    <file_info>\n        <name>%s_f%d</name>\n"
@@ -115,7 +92,7 @@ static void list_in_progress(struct buf *b, int host)
     if (db_query(ctx.db, 150, "SELECT name FROM result WHERE hostid = ? AND server_state = 4 "
                              "ORDER BY id", p, 1, col, 1, list_row, &l, NULL,
                  "the host's jobs") != DB_OK)
-        bail("the host's jobs", db_error(ctx.db));
+        tu_bail("the host's jobs", db_error(ctx.db));
     db_commit(ctx.db);
     tu_set_elem(b, "other_results", l.xml.p ? l.xml.p : "");
     buf_free(&l.xml);
@@ -160,7 +137,7 @@ int main(void)
      * user's host was sent (so that nothing of the stretch is left) */
     {
         struct db_val h[] = { DBV_INT(other_user) };
-        exec_sql(141, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
+        tu_exec(&ctx, 141, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
         other_host = (int)tu_scalar(&ctx, 142, "SELECT MAX(id) FROM host WHERE userid = ?",
                                     other_user);
     }
@@ -171,19 +148,21 @@ int main(void)
         struct db_val c[] = { DBV_INT(cursor) };
         struct db_val s[] = { DBV_INT(other_host), DBV_INT(other_user), DBV_INT(now),
                               DBV_INT(cursor), DBV_INT(last) };
-        exec_sql(143,
-                 "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
-                 "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                 m, 7, "make the member");
-        exec_sql(144, "UPDATE locality_cursor SET nhosts = 1 WHERE id = ?", c, 1,
-                 "count the member");
-        exec_sql(145,
-                 "UPDATE result SET server_state = 4, hostid = ?, userid = ?, sent_time = ? "
-                 "WHERE cursor_id = ? AND job_num <= ? AND server_state = 2",
-                 s, 5, "send the stretch's jobs to the other host");
+        tu_exec(&ctx, 143,
+                "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
+                "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                m, 7, "make the member");
+        tu_exec(&ctx, 144, "UPDATE locality_cursor SET nhosts = 1 WHERE id = ?", c, 1,
+                "count the member");
+        tu_exec(&ctx, 145,
+                "UPDATE result SET server_state = 4, hostid = ?, userid = ?, sent_time = ? "
+                "WHERE cursor_id = ? AND job_num <= ? AND server_state = 2",
+                s, 5, "send the stretch's jobs to the other host");
     }
-    TAP_EQ_INT(scalar2(146, "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND job_num <= ? "
-                            "AND server_state = 2", cursor, STRETCH_LAST),
+    TAP_EQ_INT(tu_scalar2(&ctx, 146,
+                          "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND job_num <= ? "
+                          "AND server_state = 2",
+                          cursor, STRETCH_LAST),
                0, "nothing of the member's stretch is unsent");
 
     /* the work request, listing four sticky files of jobs far from the
@@ -196,10 +175,12 @@ int main(void)
     TAP_EQ_INT(tu_scalar(&ctx, 147, "SELECT COUNT(*) FROM result WHERE hostid = ? AND "
                                     "server_state = 4", host),
                3, "the host was sent 3 jobs in the database");
-    TAP_EQ_INT(scalar2(148, "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4 "
-                            "AND ABS(job_num - ?) <= 1", host, HELD_FIRST + 1),
-               3, "they are the jobs of its files (%d..%d), not the next stretch's",
-               HELD_FIRST, HELD_FIRST + 2);
+    TAP_EQ_INT(tu_scalar2(&ctx, 148,
+                          "SELECT COUNT(*) FROM result WHERE hostid = ? AND server_state = 4 "
+                          "AND ABS(job_num - ?) <= 1",
+                          host, HELD_FIRST + 1),
+               3, "they are the jobs of its files (%d..%d), not the next stretch's", HELD_FIRST,
+               HELD_FIRST + 2);
     {
         char del[160];
         TAP_EQ_INT(tu_count(reply.p, "<delete_file_info>"), 2, "two files are to be deleted");
@@ -208,8 +189,10 @@ int main(void)
         snprintf(del, sizeof del, "<delete_file_info>%s_f%d</delete_file_info>", name, FAILED);
         TAP_CHECK(strstr(reply.p, del) != NULL, "and the one that failed to download");
     }
-    TAP_EQ_INT(scalar2(149, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? AND "
-                            "stretch_first = 0 AND stretch_last = ?", host, STRETCH_LAST),
+    TAP_EQ_INT(tu_scalar2(&ctx, 149,
+                          "SELECT COUNT(*) FROM batch_host WHERE host_id = ? AND "
+                          "stretch_first = 0 AND stretch_last = ?",
+                          host, STRETCH_LAST),
                1, "the member keeps its stretch (the held files' jobs were enough)");
 
     /* the same request once the host has its daily quota (2 CPUs, 1 job

@@ -22,12 +22,6 @@ static time_t test_clock(void)
     return clock_now;
 }
 
-static void bail(const char *what, const char *why)
-{
-    printf("Bail out! %s: %s\n", what, why);
-    exit(1);
-}
-
 /* A new host of a new user sends the NVIDIA host's work request; the
  * rate with which it joined the batch's team (rounded). */
 static long long gpu_host_joins(const char *tag)
@@ -43,7 +37,7 @@ static long long gpu_host_joins(const char *tag)
     sched_handle(&ctx, b.p, b.len, &reply, &st);
     buf_free(&b);
     if (st.status != 0)
-        bail(tag, st.outcome);
+        tu_bail(tag, st.outcome);
     host = (int)tu_elem_ll(reply.p, "hostid");
     return tu_scalar(&ctx, 140, "SELECT COALESCE(MAX(ROUND(credit_rate)), -1) FROM batch_host "
                                 "WHERE host_id = ?", host);
@@ -90,7 +84,7 @@ int main(void)
                                  "'NVIDIA' AND deprecated = ?", p, 1, NULL,
                     "deprecate the NVIDIA version") != DB_OK ||
             db_commit(ctx.db) != DB_OK)
-            bail("deprecate the NVIDIA version", db_error(ctx.db));
+            tu_bail("deprecate the NVIDIA version", db_error(ctx.db));
     }
     clock_now += APP_CACHE_TTL + 1;
     TAP_EQ_INT(gpu_host_joins("grate-c"), (long long)cpu,

@@ -20,37 +20,25 @@
 
 static struct sched_ctx ctx;
 
-static void bail(const char *what, const char *why)
-{
-    printf("Bail out! %s: %s\n", what, why);
-    exit(1);
-}
-
-static void exec_sql(int slot, const char *sql, struct db_val *p, int n, const char *what)
-{
-    if (db_exec(ctx.db, slot, sql, p, n, NULL, what) != DB_OK || db_commit(ctx.db) != DB_OK)
-        bail(what, db_error(ctx.db));
-}
-
 /* A host of userid with a batch_host row in the cursor, stretch [first, last]. */
 static void member(int hostid, int userid, int batch, int cursor, int first, int last)
 {
     struct db_val h[] = { DBV_INT(hostid), DBV_INT(userid) };
     struct db_val m[] = { DBV_INT(hostid), DBV_INT(batch), DBV_INT(cursor), DBV_INT(userid),
                           DBV_INT(first), DBV_INT(last), DBV_INT(first), DBV_INT(last) };
-    exec_sql(140, "INSERT IGNORE INTO host (id, userid) VALUES (?, ?)", h, 2, "make a host");
-    exec_sql(141,
-             "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
-             "stretch_last) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
-             "stretch_first = ?, stretch_last = ?",
-             m, 8, "make a member");
+    tu_exec(&ctx, 140, "INSERT IGNORE INTO host (id, userid) VALUES (?, ?)", h, 2, "make a host");
+    tu_exec(&ctx, 141,
+            "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
+            "stretch_last) VALUES (?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE "
+            "stretch_first = ?, stretch_last = ?",
+            m, 8, "make a member");
 }
 
 static void leave(int hostid, int batch)
 {
     struct db_val p[] = { DBV_INT(hostid), DBV_INT(batch) };
-    exec_sql(142, "DELETE FROM batch_host WHERE host_id = ? AND batch_id = ?", p, 2,
-             "remove a member");
+    tu_exec(&ctx, 142, "DELETE FROM batch_host WHERE host_id = ? AND batch_id = ?", p, 2,
+            "remove a member");
 }
 
 /* hostid (of userid) was sent one replica of each job in [first, last]. */
@@ -59,11 +47,11 @@ static void sent(int hostid, int userid, int cursor, int first, int last)
     int j;
     for (j = first; j <= last; j++) {
         struct db_val p[] = { DBV_INT(hostid), DBV_INT(userid), DBV_INT(cursor), DBV_INT(j) };
-        exec_sql(143,
-                 "UPDATE result SET server_state = 4, hostid = ?, userid = ? "
-                 "WHERE cursor_id = ? AND job_num = ? AND server_state = 2 "
-                 "ORDER BY id LIMIT 1",
-                 p, 4, "send a result");
+        tu_exec(&ctx, 143,
+                "UPDATE result SET server_state = 4, hostid = ?, userid = ? "
+                "WHERE cursor_id = ? AND job_num = ? AND server_state = 2 "
+                "ORDER BY id LIMIT 1",
+                p, 4, "send a result");
     }
 }
 
@@ -82,7 +70,7 @@ static int first_open(int cursor, int hostid, int userid, int *nmembers)
     if (db_stretch_read(ctx.db, cursor, hostid, userid, 0, count_member, nmembers, &open,
                         &frontier) != DB_OK ||
         db_commit(ctx.db) != DB_OK)
-        bail("db_stretch_read", db_error(ctx.db));
+        tu_bail("db_stretch_read", db_error(ctx.db));
     return open;
 }
 
@@ -107,8 +95,10 @@ int main(void)
     TAP_EQ_INT(unsent, 2 * NJOBS, "the work generator made R = 2 results of each job");
     {   /* the whole cursor is cut into stretches: the frontier is past its end */
         struct db_val p[] = { DBV_INT(cursor) };
-        exec_sql(145, "UPDATE locality_cursor SET next_stretch_job_num = last_job_num + 1 "
-                      "WHERE id = ?", p, 1, "move the frontier");
+        tu_exec(&ctx, 145,
+                "UPDATE locality_cursor SET next_stretch_job_num = last_job_num + 1 "
+                "WHERE id = ?",
+                p, 1, "move the frontier");
     }
 
     /* 1. X covers the whole cursor, nothing sent: the second lane is open */

@@ -50,27 +50,9 @@ int __wrap_db_load_batch_files(struct db_conn *c, int batch_id,
 static struct sched_ctx ctx;
 static struct buf reply;
 
-static void bail(const char *what, const char *why)
-{
-    printf("Bail out! %s: %s\n", what, why);
-    exit(1);
-}
-
 static long long scalar(int slot, const char *sql, int param)
 {
     return tu_scalar(&ctx, slot, sql, param);
-}
-
-/* The same, with two parameters. */
-static long long scalar2(int slot, const char *sql, int a, int b)
-{
-    long long v = -1;
-    struct db_val p[] = { DBV_INT(a), DBV_INT(b) };
-    struct db_val col[] = { DBV_LL(v) };
-    if (db_query(ctx.db, slot, sql, p, 2, col, 1, NULL, NULL, NULL, "test query") != DB_OK)
-        bail("test query", db_error(ctx.db));
-    db_commit(ctx.db);
-    return v;
 }
 
 /* A new host of a new user asks for work, with the first load of the
@@ -100,9 +82,11 @@ static void aborted_request(const char *tag, int batch)
     TAP_CHECK(host > 0 && njobs > 0, "%s: the reply gives the new host its id and jobs", tag);
     TAP_EQ_INT(scalar(165, "SELECT COALESCE(MAX(userid), 0) FROM host WHERE id = ?", host), user,
                "%s: the host of the reply exists, the user's", tag);
-    TAP_EQ_INT(scalar2(166, "SELECT COUNT(*) FROM result WHERE hostid = ? AND batch = ? "
-                            "AND server_state = 4", host, batch), njobs,
-               "%s: every job of the reply is claimed by that host", tag);
+    TAP_EQ_INT(tu_scalar2(&ctx, 166,
+                          "SELECT COUNT(*) FROM result WHERE hostid = ? AND batch = ? "
+                          "AND server_state = 4",
+                          host, batch),
+               njobs, "%s: every job of the reply is claimed by that host", tag);
     TAP_EQ_INT(scalar(167, "SELECT COUNT(*) FROM batch_host WHERE host_id = ?", host), 1,
                "%s: the host is in a team of the batch", tag);
     TAP_EQ_INT(scalar(168, "SELECT COUNT(*) FROM result r LEFT JOIN host h ON h.id = r.hostid "
