@@ -394,6 +394,17 @@ pid_t tu_spawn(const char *path, const char *const *argv)
     return pid;
 }
 
+int tu_generated_locality_batch(struct sched_ctx *ctx, const char *prefix, int njobs, int repl,
+                                char *name, size_t namelen, int *cursor)
+{
+    int batch;
+    tu_retire_batches_from(ctx, 1);
+    snprintf(name, namelen, "%s%ld", prefix, (long)time(NULL) % 100000000);
+    batch = tu_locality_batch(ctx, name, njobs, 1, repl, 1e12, 2, cursor);
+    tu_work_generator_pass();
+    return batch;
+}
+
 void tu_work_generator_pass(void)
 {
     const char *top = getenv("top_builddir"), *conf = getenv("LOCSCHED_CONFIG");

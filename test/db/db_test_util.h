@@ -102,6 +102,15 @@ pid_t tu_spawn(const char *path, const char *const *argv);
  * is not built or fails. */
 void tu_work_generator_pass(void);
 
+/* The batch of a test that runs the work generator: every active batch
+ * retired (so that the generator serves this one alone), a locality
+ * batch of one cursor (tu_locality_batch: njobs jobs, repl results each,
+ * fpops 1e12, max_errors 2) named prefix and a number of the clock (into
+ * name), and one pass of the work generator.  Returns the batch id;
+ * *cursor gets its cursor.  Exits the test on failure. */
+int tu_generated_locality_batch(struct sched_ctx *ctx, const char *prefix, int njobs, int repl,
+                                char *name, size_t namelen, int *cursor);
+
 /* Retire every batch with id >= first_id still INIT or IN_PROGRESS, so
  * that a test leaves no active batch for the tests after it (uses
  * statement slot 159). */

@@ -112,10 +112,7 @@ int main(void)
     tu_app(&ctx, NULL);
     user = tu_user(&ctx, "fpref", auth);
     other_user = tu_user(&ctx, "fpref-other", other_auth);
-    tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
-    snprintf(name, sizeof name, "fp%ld", (long)time(NULL) % 100000000);
-    batch = tu_locality_batch(&ctx, name, NJOBS, 1, 1, 1e12, 2, &cursor);
-    tu_work_generator_pass();
+    batch = tu_generated_locality_batch(&ctx, "fp", NJOBS, 1, name, sizeof name, &cursor);
     TAP_EQ_INT(tu_scalar(&ctx, 140, "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND "
                                     "server_state = 2", cursor),
                NJOBS, "the work generator made one result of each job");

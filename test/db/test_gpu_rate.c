@@ -62,10 +62,7 @@ int main(void)
     TAP_EQ_INT(tu_scalar(&ctx, 141, "SELECT COUNT(*) FROM app_version WHERE coproc_type = "
                                     "'NVIDIA' AND deprecated = ?", 0),
                0, "no NVIDIA app version to start with");
-    tu_retire_batches_from(&ctx, 1);
-    snprintf(name, sizeof name, "gr%ld", (long)time(NULL) % 100000000);
-    batch = tu_locality_batch(&ctx, name, 40, 1, 1, 1e12, 2, &cursor);
-    tu_work_generator_pass();
+    batch = tu_generated_locality_batch(&ctx, "gr", 40, 1, name, sizeof name, &cursor);
 
     TAP_EQ_INT(gpu_host_joins("grate-a"), (long long)cpu,
                "no NVIDIA version: the host joins at its CPUs' rate");

@@ -10,7 +10,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "db_locality.h"
 #include "db_test_util.h"
@@ -85,10 +84,7 @@ int main(void)
     ux = tu_user(&ctx, "stretch-x", auth);
     uy = tu_user(&ctx, "stretch-y", auth);
     uz = tu_user(&ctx, "stretch-z", auth);
-    tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
-    snprintf(name, sizeof name, "so%ld", (long)time(NULL) % 100000000);
-    batch = tu_locality_batch(&ctx, name, NJOBS, 1, 2, 1e12, 2, &cursor);
-    tu_work_generator_pass();
+    batch = tu_generated_locality_batch(&ctx, "so", NJOBS, 2, name, sizeof name, &cursor);
     unsent = (int)tu_scalar(&ctx, 144,
                             "SELECT COUNT(*) FROM result WHERE cursor_id = ? AND server_state = 2",
                             cursor);

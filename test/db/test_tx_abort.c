@@ -133,10 +133,7 @@ int main(void)
     tu_ctx_open(&ctx);
     buf_init(&reply);
     tu_app(&ctx, NULL);
-    tu_retire_batches_from(&ctx, 1);   /* the work generator serves only this batch */
-    snprintf(name, sizeof name, "txa%ld", (long)time(NULL) % 100000000);
-    batch = tu_locality_batch(&ctx, name, 40, 1, 2, 1e12, 2, &cursor);
-    tu_work_generator_pass();
+    batch = tu_generated_locality_batch(&ctx, "txa", 40, 2, name, sizeof name, &cursor);
     TAP_EQ_INT(scalar(169, "SELECT COUNT(*) FROM result WHERE batch = ? AND server_state = 2",
                       batch), 80, "the work generator made the batch's 80 results");
 
