@@ -235,16 +235,15 @@ static int quota_allows_one(struct request_state *rs)
  */
 static int candidate_limit(const struct sched_ctx *ctx, struct request_state *rs)
 {
+    const int cap = 4 * LIM_JOBS_PER_REPLY;
     int full = ctx->cfg.max_jobs_per_reply * ctx->cfg.candidate_factor, limit, i;
     double need = 0;
 
-    if (full > 4 * LIM_JOBS_PER_REPLY)
-        full = 4 * LIM_JOBS_PER_REPLY;
-    rs->plain_window = full;
+    rs->plain_window = full < cap ? full : cap;
     if (ctx->source->after_claim && full < ctx->cfg.locality_window)
         full = ctx->cfg.locality_window;
-    if (full > 4 * LIM_JOBS_PER_REPLY)
-        full = 4 * LIM_JOBS_PER_REPLY;
+    if (full > cap)
+        full = cap;
     if (!(ctx->short_fpops > 0))
         return full;
     for (i = 0; i < rs->nrscs; i++) {
