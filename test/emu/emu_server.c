@@ -218,6 +218,32 @@ static int close_out(struct db_conn *c, int batch_id)
     return r;
 }
 
+/*
+ * Earlier runs leave no trace that the next run's server would act on:
+ * results still in progress (a complete batch may keep replicas out) are
+ * closed, no workunit waits for a transition, and the earlier hosts are
+ * never seen again (rpc_time 0).  Each run starts its clock at the same
+ * EMU_EPOCH, so without this an earlier run's hosts would look active (seen
+ * "lately", even in the future) and, busy with the results left over,
+ * count in the finish line's speeds: a seed's figures then depended on
+ * the runs made before it in the same database.
+ */
+static int forget_earlier_runs(struct db_conn *c)
+{
+    int never = 2147483647;
+    struct db_val p[] = { DBV_INT(never), DBV_INT(never) };
+    int r = db_exec(c, 147, "UPDATE result SET server_state = 5, outcome = 5 "
+                            "WHERE server_state = 4",
+                    NULL, 0, NULL, "close earlier runs' results in progress");
+    if (r == DB_OK)
+        r = db_exec(c, 148, "UPDATE workunit SET transition_time = ? WHERE transition_time < ?",
+                    p, 2, NULL, "no more transitions for earlier runs' workunits");
+    if (r == DB_OK)
+        r = db_exec(c, 149, "UPDATE host SET rpc_time = 0 WHERE rpc_time <> 0", NULL, 0, NULL,
+                    "earlier runs' hosts are gone");
+    return r;
+}
+
 int emu_server_retire_all(struct emu_server *s, char *err, size_t errlen)
 {
     struct db_conn *c = s->ctx.db;
@@ -243,6 +269,10 @@ int emu_server_retire_all(struct emu_server *s, char *err, size_t errlen)
             r = db_commit(c);
     }
     free(o);
+    if (r == DB_OK)
+        r = forget_earlier_runs(c);
+    if (r == DB_OK)
+        r = db_commit(c);
     if (r != DB_OK) {
         db_rollback(c);
         return fail(err, errlen, "retiring earlier batches: %s", db_error(c));

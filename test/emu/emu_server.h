@@ -10,7 +10,7 @@
  * are served), closes their results in progress and takes their
  * workunits off the transitioner's list.  Batches are made by the real tools/create_batch (found
  * in $top_builddir or $LOCSCHED_BUILD_DIR).  Statements of its own use
- * slots 140..146 of its connection.
+ * slots 140..149 of its connection.
  */
 #ifndef LOCSCHED_EMU_SERVER_H
 #define LOCSCHED_EMU_SERVER_H
@@ -21,7 +21,10 @@
 #include "daemon.h"
 #include "handler.h"
 
-/* The emulator's clock: every part of the server reads it. */
+/* The emulator's clock: every part of the server reads it.  Every run
+ * starts at EMU_EPOCH (2026-01-01 00:00 UTC), whatever the wall clock
+ * says, so that a seed gives the same run at any hour. */
+#define EMU_EPOCH 1767225600
 void emu_clock_set(time_t now);
 time_t emu_clock_now(void);
 
@@ -59,7 +62,9 @@ int emu_server_open(struct emu_server *s, const char *extra_config, int verbose,
                     size_t errlen);
 void emu_server_close(struct emu_server *s);
 
-/* Abort and retire every batch not yet complete, aborted or retired. */
+/* Abort and retire every batch not yet complete, aborted or retired, and
+ * forget earlier runs: their results in progress are closed, their
+ * workunits need no transition, their hosts were never seen. */
 int emu_server_retire_all(struct emu_server *s, char *err, size_t errlen);
 
 /* Make n users (their authenticators in s->auths). */

@@ -563,7 +563,7 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
         w.shares[i + 1] = sc->stubs[i].share;
     }
 
-    t0 = (double)(time(NULL) / 60 * 60);
+    t0 = (double)EMU_EPOCH;
     emu_clock_set((time_t)t0);
     if (emu_server_open(&w.srv, config_text(sc), sc->verbose, err, errlen) < 0)
         goto done;
