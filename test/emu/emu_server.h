@@ -10,7 +10,7 @@
  * are served), closes their results in progress and takes their
  * workunits off the transitioner's list.  Batches are made by the real tools/create_batch (found
  * in $top_builddir or $LOCSCHED_BUILD_DIR).  Statements of its own use
- * slots 140..149 of its connection.
+ * slots 140..153 of its connection.
  */
 #ifndef LOCSCHED_EMU_SERVER_H
 #define LOCSCHED_EMU_SERVER_H
