@@ -10,6 +10,7 @@
 #include "db_internal.h"
 #include "db_json.h"
 #include "db_slots.h"
+#include "db_stretch_pass.h"
 
 struct active_ctx {
     struct db_active_batch b;
@@ -222,84 +223,171 @@ int db_host_file_delete(struct db_conn *c, int hostid, const char *const *names,
 
 /* ---- positions in the cursor (stretches) ---- */
 
+/* Most rows of the stretch read's pass over a cursor's unsent results
+ * (each unsent result with every result of its workunit: R x R rows for
+ * a job none of whose R replicas was sent, fewer once some were).  The
+ * cost of the read is bounded by this; beyond it, db_stretch_pass.h says
+ * what the read assumes. */
+#define STRETCH_PASS_ROWS 2000
+
 struct stretch_ctx {
-    struct db_stretch_row r;
-    int (*row)(void *ctx, const struct db_stretch_row *r);
-    void *ctx;
-    int *first_open, *frontier;
+    int kind;                      /* the row: 0 the cursor, 1 a member, 2 the pass */
+    int a, b, d, e, f, g, h;       /* the columns, by kind (see db_stretch_read) */
+    double rate, gap_avg, gap_dev;
+    struct db_stretch_row *mem;    /* the members, as read */
+    int nmem, capmem;
+    struct sp_row *rows;           /* the pass */
+    int nrows, caprows;
+    int frontier, replication;
+    int oom;
 };
+
+/* p (of *cap elements of size bytes) grown to twice as many; NULL when
+ * out of memory (p is then untouched). */
+static void *grow(void *p, int *cap, size_t size)
+{
+    int n = *cap > 0 ? 2 * *cap : 64;
+    void *q = realloc(p, size * (size_t)n);
+    if (q)
+        *cap = n;
+    return q;
+}
 
 static int stretch_row(void *vctx)
 {
     struct stretch_ctx *x = vctx;
-    if (x->r.host_id == 0) {       /* the cursor's row: frontier, first open job */
-        *x->frontier = x->r.first;
-        *x->first_open = x->r.last;
-        return 0;
+    if (x->kind == 0) {
+        x->frontier = x->a;
+        x->replication = x->b;
+    } else if (x->kind == 1) {
+        struct db_stretch_row *r;
+        if (x->nmem == x->capmem) {
+            if (!(r = grow(x->mem, &x->capmem, sizeof *r))) {
+                x->oom = 1;
+                return DB_ERR;
+            }
+            x->mem = r;
+        }
+        r = &x->mem[x->nmem++];
+        r->host_id = x->a;
+        r->same_user = x->b;
+        r->credit_rate = x->rate;
+        r->first = x->d;
+        r->last = x->e;
+        r->unsent = 0;
+        r->rpc_time = x->f;
+        r->lost_time = x->g;
+        r->rpc_gap_avg = x->gap_avg;
+        r->rpc_gap_dev = x->gap_dev;
+        r->rpc_gap_n = x->h;
+    } else {
+        struct sp_row *r;
+        if (x->nrows == x->caprows) {
+            if (!(r = grow(x->rows, &x->caprows, sizeof *r))) {
+                x->oom = 1;
+                return DB_ERR;
+            }
+            x->rows = r;
+        }
+        r = &x->rows[x->nrows++];
+        r->job_num = x->a;
+        r->result_id = x->b;
+        r->other_unsent = x->e;
+        r->other_host = x->f;
+        r->other_user = x->h;
     }
-    return x->row(x->ctx, &x->r);
+    return 0;
 }
 
 int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int near_job,
                     int (*row)(void *ctx, const struct db_stretch_row *r),
                     void *ctx, int *first_open, int *frontier)
 {
-    /* The members' rows, then one row for the cursor (host_id 0) that
-     * carries the frontier and the first open job in the stretch
-     * columns.  The unsent results are found by ind_res_cursor_unsent
-     * (cursor_id, server_state, job_num); members by ind_bh_cursor_user. */
+    /* One statement, three kinds of rows (first column):
+     *   0  the cursor: frontier, R;
+     *   1  each other member, with or without a stretch: host, same user,
+     *      rate, stretch, its host's rhythm (ind_bh_cursor_user);
+     *   2  the pass: each unsent result r of the cursor below the
+     *      frontier, in job order (ind_res_cursor_unsent), with every
+     *      result o of its workunit (uk_result_wu_user): r's job and id,
+     *      whether o is unsent, o's host, whether o is the user's.
+     * The counts are the data layer's C (db_stretch_pass.c), not
+     * correlated subqueries: those read the team once per unsent job. */
     static const char sql[] =
-        "SELECT bh.host_id, bh.userid = ?, bh.credit_rate, bh.stretch_first, bh.stretch_last, "
-        "  (SELECT COUNT(*) FROM result r WHERE r.cursor_id = bh.cursor_id "
-        "   AND r.server_state = 2 AND r.job_num BETWEEN bh.stretch_first AND bh.stretch_last), "
-        "  IFNULL(h.rpc_time, 0), IFNULL(h.lost_time, 0), IFNULL(h.rpc_gap_avg, 0), "
-        "  IFNULL(h.rpc_gap_dev, 0), IFNULL(h.rpc_gap_n, 0) "
-        "FROM batch_host bh LEFT JOIN host h ON h.id = bh.host_id "
-        "WHERE bh.cursor_id = ? AND bh.host_id <> ? AND bh.stretch_first >= 0 "
+        "SELECT 0, c.next_stretch_job_num, IFNULL(b.target_nresults, 1), 0, 0, 0, 0, 0, 0, 0, 0 "
+        "FROM locality_cursor c LEFT JOIN batch b ON b.id = c.batch_id WHERE c.id = ? "
         "UNION ALL "
-        "SELECT 0, 0, 0, c.next_stretch_job_num, COALESCE(("
-        "  SELECT r.job_num FROM result r "
-        "  LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "  WHERE r.cursor_id = c.id AND r.server_state = 2 AND o.id IS NULL "
-        "    AND r.job_num < c.next_stretch_job_num "
-        "    AND (SELECT COUNT(*) FROM batch_host b2 WHERE b2.cursor_id = c.id "
-        "         AND b2.host_id <> ? AND b2.stretch_first >= 0 "
-        "         AND r.job_num BETWEEN b2.stretch_first AND b2.stretch_last "
-        "         AND NOT EXISTS (SELECT 1 FROM result o2 WHERE o2.workunitid = r.workunitid "
-        "                         AND o2.hostid = b2.host_id)) "
-        "      < (SELECT COUNT(*) FROM result u WHERE u.workunitid = r.workunitid "
-        "         AND u.server_state = 2) "
-        "    AND NOT EXISTS (SELECT 1 FROM batch_host b3 WHERE b3.cursor_id = c.id "
-        "         AND b3.userid = ? AND b3.host_id <> ? "
-        "         AND r.job_num BETWEEN b3.stretch_first AND b3.stretch_last) "
-        "  ORDER BY r.job_num < ?, r.job_num LIMIT 1), -1), 0, 0, 0, 0, 0, 0 "
-        "FROM locality_cursor c WHERE c.id = ?";
+        "SELECT 1, bh.host_id, bh.userid = ?, bh.credit_rate, bh.stretch_first, "
+        "  bh.stretch_last, IFNULL(h.rpc_time, 0), IFNULL(h.lost_time, 0), "
+        "  IFNULL(h.rpc_gap_avg, 0), IFNULL(h.rpc_gap_dev, 0), IFNULL(h.rpc_gap_n, 0) "
+        "FROM batch_host bh LEFT JOIN host h ON h.id = bh.host_id "
+        "WHERE bh.cursor_id = ? AND bh.host_id <> ? "
+        "UNION ALL "
+        "(SELECT 2, r.job_num, r.id, 0, 0, o.server_state = 2, o.hostid, 0, 0, 0, "
+        "   o.userid <=> ? "
+        " FROM locality_cursor c "
+        " JOIN result r FORCE INDEX (ind_res_cursor_unsent) ON r.cursor_id = c.id "
+        "   AND r.server_state = 2 AND r.job_num < c.next_stretch_job_num "
+        " JOIN result o ON o.workunitid = r.workunitid "
+        " WHERE c.id = ? ORDER BY r.job_num LIMIT ?)";
     struct stretch_ctx x;
-    struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(hostid),
-                               DBV_INT(userid), DBV_INT(hostid),
-                               DBV_INT(userid), DBV_INT(hostid), DBV_INT(near_job),
-                               DBV_INT(cursor_id) };
+    int cap = STRETCH_PASS_ROWS, r, i;
+    struct db_val params[] = { DBV_INT(cursor_id), DBV_INT(userid), DBV_INT(cursor_id),
+                               DBV_INT(hostid), DBV_INT(userid), DBV_INT(cursor_id),
+                               DBV_INT(cap) };
     char what[80];
 
     memset(&x, 0, sizeof x);
-    x.row = row;
-    x.ctx = ctx;
-    x.first_open = first_open;
-    x.frontier = frontier;
+    x.frontier = -1;
     *first_open = -1;
     *frontier = -1;
     snprintf(what, sizeof what, "read the stretches of [cursor#%d] for [host#%d]", cursor_id,
              hostid);
     {
-        struct db_val cols[] = { DBV_INT(x.r.host_id), DBV_INT(x.r.same_user),
-                                 DBV_DBL(x.r.credit_rate), DBV_INT(x.r.first),
-                                 DBV_INT(x.r.last), DBV_INT(x.r.unsent),
-                                 DBV_INT(x.r.rpc_time), DBV_INT(x.r.lost_time),
-                                 DBV_DBL(x.r.rpc_gap_avg), DBV_DBL(x.r.rpc_gap_dev),
-                                 DBV_INT(x.r.rpc_gap_n) };
-        return db_query(c, SLOT_STRETCH_READ, sql, params, 9, cols, 11, stretch_row, &x, NULL,
-                        what);
+        struct db_val cols[] = { DBV_INT(x.kind), DBV_INT(x.a), DBV_INT(x.b), DBV_DBL(x.rate),
+                                 DBV_INT(x.d), DBV_INT(x.e), DBV_INT(x.f), DBV_INT(x.g),
+                                 DBV_DBL(x.gap_avg), DBV_DBL(x.gap_dev), DBV_INT(x.h) };
+        r = db_query(c, SLOT_STRETCH_READ, sql, params, 7, cols, 11, stretch_row, &x, NULL,
+                     what);
     }
+    if (x.oom)
+        r = db_fail(c, what, 0, "out of memory");
+    if (r == DB_OK) {
+        struct sp_member *m = malloc(sizeof *m * (size_t)(x.nmem > 0 ? x.nmem : 1));
+        if (!m) {
+            r = db_fail(c, what, 0, "out of memory");
+        } else {
+            struct sp_cursor sc = { x.frontier, x.replication, near_job,
+                                    x.nrows >= cap };
+            for (i = 0; i < x.nmem; i++) {
+                m[i].host_id = x.mem[i].host_id;
+                m[i].same_user = x.mem[i].same_user;
+                m[i].first = x.mem[i].first;
+                m[i].last = x.mem[i].last;
+            }
+            if (x.frontier >= 0) {
+                *frontier = x.frontier;
+                *first_open = stretch_pass(x.rows, x.nrows, &sc, m, x.nmem);
+            }
+            for (i = 0; i < x.nmem; i++)
+                x.mem[i].unsent = m[i].unsent;
+            free(m);
+        }
+    }
+    /* the members with a stretch, as the row callback always had them */
+    for (i = 0; r == DB_OK && i < x.nmem; i++) {
+        int k;
+        if (x.mem[i].first < 0)
+            continue;
+        k = row(ctx, &x.mem[i]);
+        if (k < 0)
+            r = k;
+        if (k != 0)
+            break;
+    }
+    free(x.mem);
+    free(x.rows);
+    return r;
 }
 
 int db_stretch_set(struct db_conn *c, int hostid, int batch_id, int first, int last,

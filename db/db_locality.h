@@ -95,7 +95,8 @@ struct db_stretch_row {
 
 /*
  * The stretch decision's read (one statement): the other members of
- * cursor_id with a stretch (row callback), and, through *first_open, the
+ * cursor_id with a stretch (row callback, after the read) with the
+ * unsent results in each stretch, and, through *first_open, the
  * first "open" job: an unsent job below the frontier that userid may
  * take and no other host of userid covers, with more unsent results than
  * other members cover it and have no result of it yet (a lane nobody
@@ -103,7 +104,12 @@ struct db_stretch_row {
  * moved past while another still works their other replica); the
  * lowest at or after near_job (next to the
  * host's last stretch, whose files it holds), else the lowest (-1: none);
- * and the frontier.
+ * and the frontier.  The statement returns the team and one pass over
+ * the cursor's unsent results below the frontier, each with its
+ * workunit's results; db_stretch_pass.c counts.  The pass stops at
+ * 2,000 rows (about 500 jobs never sent at R = 2): then open work is
+ * looked for in the jobs read, and a stretch's jobs above them count as
+ * R unsent results each (db_stretch_pass.h).
  */
 int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, int near_job,
                     int (*row)(void *ctx, const struct db_stretch_row *r),
