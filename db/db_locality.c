@@ -353,7 +353,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
     if (x.oom)
         r = db_fail(c, what, 0, "out of memory");
     if (r == DB_OK) {
-        struct sp_member *m = malloc(sizeof *m * (size_t)(x.nmem > 0 ? x.nmem : 1));
+        struct sp_member *m = calloc((size_t)(x.nmem > 0 ? x.nmem : 1), sizeof *m);
         if (!m) {
             r = db_fail(c, what, 0, "out of memory");
         } else {
