@@ -153,7 +153,7 @@ void stretch_choose(const struct sc_cursor *c, const struct sc_member *m, int n,
                     const struct sc_host *h, struct sc_choice *out)
 {
     int r = c->replication > 0 ? c->replication : 1, size = stretch_size(c, h);
-    int i, best = -1, best_k = 0, best_rem = 0, near = -1, near_k = 0, near_rem = 0;
+    int i, best = -1, best_k = 0, near = -1, near_k = 0;
     double best_time = -1, near_time = -1;
 
     none(out);
@@ -205,35 +205,24 @@ void stretch_choose(const struct sc_cursor *c, const struct sc_member *m, int n,
             best = i;
             best_time = t;
             best_k = k;
-            best_rem = remaining;
         }
         if (h->prev_first >= 0 && m[i].last + 1 == h->prev_first && t > near_time) {
             near = i;
             near_time = t;
             near_k = k;
-            near_rem = remaining;
         }
     }
     if (near >= 0 && near_time >= SC_NEIGHBOUR_SHARE * best_time) {
         best = near;
         best_k = near_k;
-        best_rem = near_rem;
     }
     if (best >= 0) {
+        /* in proportion to the rates, wherever the files change: moving
+         * this cut to a change of files saved hosts per file but made
+         * batches slower in the emulator (doc/emulator.md, "The
+         * take-over's cut, taken back") */
         out->action = SC_TAKE_OVER;
         out->first = m[best].last - best_k + 1;
-        if (!m[best].gone) {
-            /* the first job taken where the files change, if one is near:
-             * both keep at least one of the victim's remaining jobs (a
-             * member presumed gone gives up all of them, as they are) */
-            int slack = cut_slack(best_k, best_rem - best_k);
-            int lo = out->first - slack, hi = out->first + slack;
-            if (lo < m[best].last - best_rem + 2)
-                lo = m[best].last - best_rem + 2;
-            if (hi > m[best].last)
-                hi = m[best].last;
-            out->first = stretch_cut(c->jobs, out->first, lo, hi);
-        }
         out->last = m[best].last;
         out->victim = best;
         out->victim_last = out->first - 1;

@@ -35,12 +35,14 @@
  * runs this finished batches sooner than counting a forming team as
  * team_size_min hosts, for the same hosts per file).
  *
- * Where a stretch is cut (the end of a stretch at the frontier, the
- * first job of a take-over), the two sides go to different hosts, and
- * every file used on both sides reaches both.  When the cursor knows its
- * jobs' files (sc_cursor.jobs), the cut moves, by at most SC_CUT_SHARE
- * of the smaller side, to the job that leaves the fewest files on both
- * sides (stretch_cut), so that stretches tend to end where a file ends.
+ * Where a stretch at the frontier ends, the two sides go to different
+ * hosts, and every file used on both sides reaches both.  When the
+ * cursor knows its jobs' files (sc_cursor.jobs), that end moves, by at
+ * most SC_CUT_SHARE of the smaller side, to the job that leaves the
+ * fewest files on both sides (stretch_cut), so that stretches tend to
+ * end where a file ends.  A take-over's first job stays where the rates
+ * put it: moved the same way, it saved hosts per file but made batches
+ * slower.
  */
 #ifndef LOCSCHED_STRETCH_CHOICE_H
 #define LOCSCHED_STRETCH_CHOICE_H
