@@ -49,6 +49,13 @@ unsigned db_errno(const struct db_conn *c);
 /* Statements executed on this connection so far (for benchmarks). */
 unsigned long db_statement_count(const struct db_conn *c);
 
+/* The statements of this connection by kind, for finding which ones a
+ * request runs: for slot in [0, DB_TALLY_SLOTS), how many ran and what
+ * the first of them was (its caller's description); the last two slots
+ * count commits and rollbacks.  Returns 0 for a slot that never ran. */
+#define DB_TALLY_SLOTS (DB_MAX_STMTS + 2)
+unsigned long db_statement_tally(const struct db_conn *c, int slot, const char **what);
+
 /* Transactions that db_transaction ran again on this connection so far. */
 unsigned long db_retry_count(const struct db_conn *c);
 

@@ -176,6 +176,24 @@ unsigned long db_statement_count(const struct db_conn *c)
     return c->nstatements;
 }
 
+void db_count_statement(struct db_conn *c, int id, const char *what)
+{
+    c->nstatements++;
+    if (id < 0 || id >= DB_TALLY_SLOTS)
+        return;
+    if (c->slot_runs[id]++ == 0)
+        snprintf(c->slot_what[id], sizeof c->slot_what[id], "%s", what ? what : "");
+}
+
+unsigned long db_statement_tally(const struct db_conn *c, int slot, const char **what)
+{
+    if (slot < 0 || slot >= DB_TALLY_SLOTS)
+        return 0;
+    if (what)
+        *what = c->slot_what[slot];
+    return c->slot_runs[slot];
+}
+
 unsigned long db_retry_count(const struct db_conn *c)
 {
     return c->nretries;
@@ -203,7 +221,7 @@ int db_commit(struct db_conn *c)
         c->conflict = saved_conflict;
         return DB_RETRY;
     }
-    c->nstatements++;
+    db_count_statement(c, DB_MAX_STMTS, "commit");
     if (mysql_commit(c->mysql))
         return db_fail(c, "commit", mysql_errno(c->mysql), mysql_error(c->mysql));
     return DB_OK;
@@ -214,7 +232,7 @@ int db_rollback(struct db_conn *c)
     if (!c->mysql)
         return DB_RETRY;
     c->in_tx_failed = 0;
-    c->nstatements++;
+    db_count_statement(c, DB_MAX_STMTS + 1, "rollback");
     if (mysql_rollback(c->mysql))
         return db_fail(c, "rollback", mysql_errno(c->mysql), mysql_error(c->mysql));
     return DB_OK;

@@ -18,6 +18,10 @@ struct db_conn {
     char err[768];
     unsigned errnum;
     unsigned long nstatements;
+    /* statements run per slot, and the first description each ran with
+     * (the last two: commits, rollbacks), for db_statement_tally() */
+    unsigned long slot_runs[DB_TALLY_SLOTS];
+    char slot_what[DB_TALLY_SLOTS][40];
     unsigned long nretries;   /* transactions run again (db_transaction) */
     int conflict;             /* the last failure was a conflict with another transaction */
     int in_tx_failed;         /* a retryable error happened inside the transaction */
@@ -25,6 +29,9 @@ struct db_conn {
     struct db_params p;
     char host[256], user[128], password[256], name[128], socket[1024];
 };
+
+/* Count one statement of slot id (DB_MAX_STMTS: a commit, +1: a rollback). */
+void db_count_statement(struct db_conn *c, int id, const char *what);
 
 /* Record an error "what: message (errno)" and classify it. */
 int db_fail(struct db_conn *c, const char *what, unsigned errnum, const char *msg);

@@ -112,7 +112,7 @@ int db_exec(struct db_conn *c, int id, const char *sql, struct db_val *params, i
         return status;
     if ((status = bind_params(c, st, params, nparams, what)) != DB_OK)
         return status;
-    c->nstatements++;
+    db_count_statement(c, id, what);
     if (mysql_stmt_execute(st))
         return db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
     if (affected)
@@ -155,7 +155,7 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
         b[i].is_null = (my_bool *)&v->is_null;
         b[i].error = &errors[i];
     }
-    c->nstatements++;
+    db_count_statement(c, id, what);
     if (mysql_stmt_execute(st))
         return db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
     if (ncols && mysql_stmt_bind_result(st, b)) {
@@ -275,7 +275,7 @@ int db_query_text(struct db_conn *c, int id, const char *sql, struct db_val *par
         my_bool on = 1;
         mysql_stmt_attr_set(st, STMT_ATTR_UPDATE_MAX_LENGTH, &on);
     }
-    c->nstatements++;
+    db_count_statement(c, id, what);
     if (mysql_stmt_execute(st))
         return db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
     if (mysql_stmt_store_result(st)) {

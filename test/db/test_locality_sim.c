@@ -102,6 +102,8 @@ static int nsent, cap_sent;
 
 /* SQL statements of locality requests: [0] no job sent, [1] jobs sent */
 static unsigned long stmt_sum[2], stmt_n[2], stmt_max[2];
+/* the same by statement slot (db_statement_tally), to say which run */
+static unsigned long slot_sum[2][DB_TALLY_SLOTS];
 
 static int got_jobs_in(const char *reply)
 {
@@ -289,6 +291,7 @@ static int rpc(struct sim_host *h, int locality, int force)
 {
     struct buf req, reply;
     struct sched_stats st;
+    unsigned long slot_before[DB_TALLY_SLOTS];
     const char *p;
     double want = 2.0 * ROUND_SECS * h->ncpus - queued_secs(h);
     int i, keep = 0, nreported = 0, idle = 0, got = 0;
@@ -349,6 +352,8 @@ static int rpc(struct sim_host *h, int locality, int force)
                        h->q[i].name, h->q[i].deadline, h->q[i].finish - (double)sim_now);
     buf_puts(&req, "</in_progress_results>\n</scheduler_request>\n");
 
+    for (i = 0; i < DB_TALLY_SLOTS; i++)
+        slot_before[i] = db_statement_tally(ctx.db, i, NULL);
     sched_handle(&ctx, req.p, req.len, &reply, &st);
     if (strcmp(st.outcome, "ok") != 0) {
         TAP_CHECK(0, "host %d: request handled (%s)", h->hostid, st.outcome);
@@ -361,6 +366,8 @@ static int rpc(struct sim_host *h, int locality, int force)
         stmt_n[k]++;
         if (st.statements > stmt_max[k])
             stmt_max[k] = st.statements;
+        for (i = 0; i < DB_TALLY_SLOTS; i++)
+            slot_sum[k][i] += db_statement_tally(ctx.db, i, NULL) - slot_before[i];
     }
     h->seqno++;
     if (h->hostid == 0) {
@@ -757,6 +764,14 @@ int main(void)
            "(%lu requests); %.2f / %lu without (%lu)\n",
            stmt_n[1] ? (double)stmt_sum[1] / stmt_n[1] : 0, stmt_max[1], stmt_n[1],
            stmt_n[0] ? (double)stmt_sum[0] / stmt_n[0] : 0, stmt_max[0], stmt_n[0]);
+    for (i = 0; i < DB_TALLY_SLOTS; i++) {
+        const char *what;
+        db_statement_tally(ctx.db, i, &what);
+        if (slot_sum[0][i] || slot_sum[1][i])
+            printf("#   %-32s %.3f with jobs, %.3f without\n", what,
+                   stmt_n[1] ? (double)slot_sum[1][i] / stmt_n[1] : 0,
+                   stmt_n[0] ? (double)slot_sum[0][i] / stmt_n[0] : 0);
+    }
     /* measured 6.62 and 6.34 once the look-up also read the reported
      * results and the host's teams, and the host update wrote the
      * runtime corrections (8.80 and 8.09 before; issue 16 had measured
