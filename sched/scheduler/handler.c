@@ -304,35 +304,29 @@ static enum fl_verdict before_finish_line(const struct sched_ctx *ctx,
                ? FL_OK : FL_LATE;
 }
 
-static int send_work(struct sched_ctx *ctx, struct request_state *rs)
+/* The shortest job among n candidates (0: none known). */
+static double shortest_job(const struct db_candidate *cands, int n, double shortest)
 {
-    struct db_candidate *cands;
-    int limit, n = 0, i, r, j;
+    int i;
+    for (i = 0; i < n; i++)
+        if (cands[i].rsc_fpops_est > 0 && (!(shortest > 0) || cands[i].rsc_fpops_est < shortest))
+            shortest = cands[i].rsc_fpops_est;
+    return shortest;
+}
 
-    for (i = 0; i < rs->nrscs; i++)
-        for (j = 0; j < ctx->apps.navs; j++)
-            if (handler_av_rsc(rs, &ctx->apps.avs[j]) == i)
-                rs->rscs[i].supported = 1;
-    limit = candidate_limit(ctx, rs);
-    cands = malloc(sizeof *cands * (size_t)limit);
-    if (!cands)
-        return DB_ERR;
-    /* a host that got its daily quota: no candidate is read */
-    r = quota_allows_one(rs) ? ctx->source->candidates(ctx, rs, limit, cands, &n) : DB_OK;
-    if (r != DB_OK) {
-        free(cands);
-        return r;
-    }
-    if (n > 0) {              /* the shortest job of this read, for candidate_limit() */
-        double shortest = 0;
-        for (i = 0; i < n; i++)
-            if (cands[i].rsc_fpops_est > 0 &&
-                (!(shortest > 0) || cands[i].rsc_fpops_est < shortest))
-                shortest = cands[i].rsc_fpops_est;
-        if (shortest > 0)
-            ctx->short_fpops = shortest;
-    }
-    for (i = 0; i < n && rs->njobs < ctx->cfg.max_jobs_per_reply; i++) {
+/*
+ * Take candidates cands[0..n) in order into rs->jobs, as far as the
+ * request, its app versions, the EDF check and the finish lines allow.
+ * *filled: the request needs nothing more (every resource has its work,
+ * or the reply is full).
+ */
+static int take_candidates(struct sched_ctx *ctx, struct request_state *rs,
+                           const struct db_candidate *cands, int n, int *filled)
+{
+    int i, j;
+
+    *filled = rs->njobs >= ctx->cfg.max_jobs_per_reply;
+    for (i = 0; i < n && !*filled; i++) {
         const struct db_candidate *c = &cands[i];
         const struct app_version *av;
         struct rsc_state *rsc;
@@ -372,10 +366,8 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
                                                 : "its batch's finish line");
             continue;
         }
-        if (edf_add(&rsc->q, wall, (double)c->delay_bound) < 0) {
-            free(cands);
+        if (edf_add(&rsc->q, wall, (double)c->delay_bound) < 0)
             return DB_ERR;
-        }
         job = &rs->jobs[rs->njobs++];
         job->cand = *c;
         job->av = av;
@@ -388,10 +380,49 @@ static int send_work(struct sched_ctx *ctx, struct request_state *rs)
         for (j = 0; j < rs->nrscs; j++)
             if (handler_rsc_needs_work(&rs->rscs[j]))
                 break;
-        if (j == rs->nrscs)
-            break;
+        if (j == rs->nrscs || rs->njobs >= ctx->cfg.max_jobs_per_reply)
+            *filled = 1;
     }
+    return DB_OK;
+}
+
+static int send_work(struct sched_ctx *ctx, struct request_state *rs)
+{
+    struct db_candidate *cands;
+    double shortest;
+    int limit, n = 0, i, r, j, filled = 0;
+
+    for (i = 0; i < rs->nrscs; i++)
+        for (j = 0; j < ctx->apps.navs; j++)
+            if (handler_av_rsc(rs, &ctx->apps.avs[j]) == i)
+                rs->rscs[i].supported = 1;
+    limit = candidate_limit(ctx, rs);
+    cands = malloc(sizeof *cands * (size_t)limit);
+    if (!cands)
+        return DB_ERR;
+    rs->plain_later = 0;
+    /* a host that got its daily quota: no candidate is read */
+    r = quota_allows_one(rs) ? ctx->source->candidates(ctx, rs, limit, cands, &n) : DB_OK;
+    shortest = shortest_job(cands, n, 0);
+    if (r == DB_OK)
+        r = take_candidates(ctx, rs, cands, n, &filled);
+    /* the plain candidates that the locality source left for later: read
+     * only when its own did not fill the request (one statement fewer in
+     * the locality steady state); then taken as if read with them */
+    if (r == DB_OK && !filled && rs->plain_later > 0 && quota_allows_one(rs)) {
+        int later = rs->plain_later < limit ? rs->plain_later : limit;
+        n = 0;
+        r = job_source_plain.candidates(ctx, rs, later, cands, &n);
+        shortest = shortest_job(cands, n, shortest);
+        if (r == DB_OK)
+            r = take_candidates(ctx, rs, cands, n, &filled);
+    }
+    rs->plain_later = 0;
     free(cands);
+    if (r != DB_OK)
+        return r;
+    if (shortest > 0)              /* the shortest job read, for candidate_limit() */
+        ctx->short_fpops = shortest;
     r = claim_jobs(ctx, rs);
     if (r == DB_OK && ctx->source->after_claim)
         r = ctx->source->after_claim(ctx, rs);

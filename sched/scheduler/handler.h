@@ -120,6 +120,9 @@ struct request_state {
     int quota_reached;             /* work was refused because of it */
     char quota_note[160];          /* the message saying so */
     int plain_window;              /* candidates of plain batches to read (candidate_limit()) */
+    /* locality: plain candidates to read only if the locality ones do not
+     * fill the request (send_work()); 0: none */
+    int plain_later;
     /* locality: the host's team in each active locality batch, chosen by
      * the source's candidates (loc_chosen: they ran in this attempt) */
     struct loc_choice loc[LOC_MAX_BATCHES];

@@ -475,12 +475,17 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
      * files; plain jobs need no such choice, so they fill the plain
      * window only (the jobs the request takes, times candidate_factor),
      * less the locality candidates already read: every row read here is
-     * locked until the commit. */
+     * locked until the commit.  When there are locality candidates, the
+     * plain ones are read only if those do not fill the request
+     * (rs->plain_later, read by send_work()): in the locality steady state
+     * they do, and the plain read was a statement whose rows went unused. */
     if (ctx->apps.nactive_plain > 0 || ctx->apps.nactive_locality == 0) {
         int plain_limit = limit, k = 0;
         if (ctx->apps.nactive_locality > 0 && rs->plain_window > 0 && rs->plain_window < limit)
             plain_limit = rs->plain_window;
-        if (*n < plain_limit) {
+        if (*n > 0 && *n < plain_limit) {
+            rs->plain_later = plain_limit - *n;
+        } else if (*n < plain_limit) {
             r = job_source_plain.candidates(ctx, rs, plain_limit - *n, out + *n, &k);
             if (r == DB_OK)
                 *n += k;
