@@ -250,21 +250,44 @@ static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
  * (a JSON array of [app_version_id, et_n, correction]) and writes both
  * tables: one statement instead of two in a request that reports
  * results.  The LEFT JOIN keeps the host row when no change matches.
+ * With a stretch, it also joins the host's batch_host row of the batch
+ * (its stretch), that row's cursor when the frontier moves (GREATEST:
+ * concurrent schedulers compose), and the victim's row of a take-over,
+ * only if its stretch is still the one the decision read: the one or
+ * two statements of a stretch decision are none.  Each joined row is
+ * written at most once, however many corrections match.
  */
+#define HOST_UPDATE_HAV_JOIN \
+    "LEFT JOIN (JSON_TABLE(?, '$[*]' COLUMNS (" \
+    "  av INT PATH '$[0]', n INT PATH '$[1]', cf DOUBLE PATH '$[2]')) j " \
+    "  JOIN host_app_version v ON v.app_version_id = j.av) ON v.host_id = h.id "
+
 int db_host_update(struct db_conn *c, const struct db_host_update *h)
 {
     static const char sql[] = "UPDATE host h SET " HOST_UPDATE_SET " WHERE h.id=?";
     static const char sql_hav[] =
-        "UPDATE host h "
-        "LEFT JOIN (JSON_TABLE(?, '$[*]' COLUMNS ("
-        "  av INT PATH '$[0]', n INT PATH '$[1]', cf DOUBLE PATH '$[2]')) j "
-        "  JOIN host_app_version v ON v.app_version_id = j.av) ON v.host_id = h.id "
+        "UPDATE host h " HOST_UPDATE_HAV_JOIN
         "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf WHERE h.id=?";
+    static const char sql_stretch[] =
+        "UPDATE host h " HOST_UPDATE_HAV_JOIN
+        "LEFT JOIN batch_host s ON s.host_id = h.id AND s.batch_id = ? "
+        "LEFT JOIN locality_cursor c ON c.id = s.cursor_id AND ? > 0 "
+        "LEFT JOIN batch_host t ON t.host_id = ? AND t.batch_id = s.batch_id "
+        "  AND t.stretch_first = ? AND t.stretch_last = ? "
+        "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf, "
+        "  s.stretch_first = ?, s.stretch_last = ?, "
+        "  c.next_stretch_job_num = GREATEST(c.next_stretch_job_num, ?), "
+        "  t.stretch_last = ? "
+        "WHERE h.id=?";
     struct db_host_update v = *h;
+    struct db_stretch_write sw;
     struct jbuf b = { 0 };
     int r;
     struct db_val params[] = {
-        DBV_STRN("[]", 2),             /* the corrections (sql_hav only) */
+        DBV_STRN("[]", 2),             /* the corrections (sql_hav, sql_stretch) */
+        /* the stretch's joins (sql_stretch only) */
+        DBV_INT(sw.batch_id), DBV_INT(sw.frontier), DBV_INT(sw.victim_host),
+        DBV_INT(sw.victim_first), DBV_INT(sw.victim_last),
         DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
         DBV_STR(v.domain_name), DBV_STR(v.last_ip_addr), DBV_STR(v.host_cpid),
         DBV_INT(v.p_ncpus), DBV_STR(v.p_vendor), DBV_STR(v.p_model),
@@ -283,38 +306,65 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_INT(v.standing_was.max_results_day), DBV_INT(v.standing_now.max_results_day),
         DBV_INT(v.standing_was.consecutive_valid), DBV_INT(v.standing_now.consecutive_valid),
         DBV_DBL(v.standing_was.error_rate), DBV_DBL(v.standing_now.error_rate),
+        /* the stretch's values (sql_stretch only) */
+        DBV_INT(sw.first), DBV_INT(sw.last), DBV_INT(sw.frontier), DBV_INT(sw.victim_new_last),
         DBV_INT(v.id),
     };
-    char what[64];
+    /* the parameters: [0] corrections, [1, 1 + NSJ) the stretch's joins,
+     * then the host's columns, NSV stretch values, the host id */
+    enum { NSJ = 5, NSV = 4 };
+    const int nall = (int)(sizeof params / sizeof params[0]);
+    struct db_val plain[sizeof params / sizeof params[0]];
+    char what[96];
     const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,
                             &v.p_model, &v.os_name, &v.os_version, &v.coprocs,
                             &v.core_client_version };
     size_t i;
 
+    memset(&sw, 0, sizeof sw);
+    if (h->stretch)
+        sw = *h->stretch;
     for (i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!*strs[i])
             *strs[i] = "";
     /* the DBV_STR entries captured the pointers before the "" fix-up */
-    params[4].p = (void *)v.domain_name;
-    params[5].p = (void *)v.last_ip_addr;
-    params[6].p = (void *)v.host_cpid;
-    params[8].p = (void *)v.p_vendor;
-    params[9].p = (void *)v.p_model;
-    params[13].p = (void *)v.os_name;
-    params[14].p = (void *)v.os_version;
-    params[33].p = (void *)v.coprocs;
-    params[35].p = (void *)v.core_client_version;
-    snprintf(what, sizeof what, "update [host#%d]", h->id);
-    if (h->nhavs <= 0)
-        return db_exec(c, SLOT_HOST_UPDATE, sql, params + 1,
-                       (int)(sizeof params / sizeof params[0]) - 1, NULL, what);
-    hav_json(&b, h->havs, h->nhavs);
-    if (jb_failed(c, &b, what))
-        return DB_ERR;
-    params[0].p = b.p;
-    params[0].len = b.len;
-    r = db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, params,
-                (int)(sizeof params / sizeof params[0]), NULL, what);
+    params[NSJ + 4].p = (void *)v.domain_name;
+    params[NSJ + 5].p = (void *)v.last_ip_addr;
+    params[NSJ + 6].p = (void *)v.host_cpid;
+    params[NSJ + 8].p = (void *)v.p_vendor;
+    params[NSJ + 9].p = (void *)v.p_model;
+    params[NSJ + 13].p = (void *)v.os_name;
+    params[NSJ + 14].p = (void *)v.os_version;
+    params[NSJ + 33].p = (void *)v.coprocs;
+    params[NSJ + 35].p = (void *)v.core_client_version;
+    if (h->stretch)
+        snprintf(what, sizeof what, "update [host#%d] with its stretch %d..%d of [batch#%d]",
+                 h->id, sw.first, sw.last, sw.batch_id);
+    else
+        snprintf(what, sizeof what, "update [host#%d]", h->id);
+    if (h->nhavs > 0) {
+        hav_json(&b, h->havs, h->nhavs);
+        if (jb_failed(c, &b, what))
+            return DB_ERR;
+        params[0].p = b.p;
+        params[0].len = b.len;
+    }
+    if (h->stretch) {
+        r = db_exec(c, SLOT_HOST_UPDATE_STRETCH, sql_stretch, params, nall, NULL, what);
+    } else {
+        /* the same parameters without the stretch's (and, without
+         * corrections, without those) */
+        int n = 0, k;
+        for (k = 0; k < nall; k++) {
+            int corrections = k == 0, joins = k >= 1 && k < 1 + NSJ,
+                values = k >= nall - 1 - NSV && k < nall - 1;
+            if (joins || values || (corrections && h->nhavs <= 0))
+                continue;
+            plain[n++] = params[k];
+        }
+        r = h->nhavs > 0 ? db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, plain, n, NULL, what)
+                         : db_exec(c, SLOT_HOST_UPDATE, sql, plain, n, NULL, what);
+    }
     free(b.p);
     return r;
 }

@@ -130,6 +130,18 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
 int db_host_insert(struct db_conn *c, int userid, int now, int *hostid);
 
 /* What the scheduler writes to the host row at the end of each request. */
+/* A stretch that a locality request decided (doc/locality.md,
+ * "Positions in the cursor"), written by the host update at the end of
+ * the request rather than by statements of its own. */
+struct db_stretch_write {
+    int batch_id;                      /* the host's batch_host row of this batch */
+    int first, last;                   /* gets this stretch */
+    int frontier;                      /* > 0: its cursor's frontier rises to it */
+    /* a take-over (victim_host > 0): the victim's stretch, if it still is
+     * [victim_first, victim_last], ends at victim_new_last */
+    int victim_host, victim_first, victim_last, victim_new_last;
+};
+
 struct db_host_update {
     int id;
     int rpc_seqno;
@@ -157,9 +169,12 @@ struct db_host_update {
      * written by the same statement */
     const struct db_hav_row *havs;
     int nhavs;
+    /* a stretch to write with the host row (NULL: none) */
+    const struct db_stretch_write *stretch;
 };
 /* Write the host row at the end of a request, with its changed
- * host_app_version rows; lost_time becomes 0 (the host is back). */
+ * host_app_version rows and the stretch it decided; lost_time becomes 0
+ * (the host is back). */
 int db_host_update(struct db_conn *c, const struct db_host_update *h);
 
 /* Read the results named in names[0..n) (one statement).  row(ctx, r) is

@@ -11,6 +11,7 @@ enum db_slot {
     SLOT_HOST_INSERT,
     SLOT_HOST_UPDATE,
     SLOT_HOST_UPDATE_HAV,         /* the host update with its corrections */
+    SLOT_HOST_UPDATE_STRETCH,     /* ... and a stretch (db_stretch_write) */
     SLOT_REPORTED_READ,
     SLOT_REPORT_UPDATE,
     SLOT_HAV_UPSERT,

@@ -621,6 +621,7 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->auth_failed = 0;
     rs->note[0] = '\0';
     rs->nloc = rs->loc_chosen = 0;
+    memset(&rs->stretch, 0, sizeof rs->stretch);
     free(rs->held);
     rs->held = NULL;
     rs->nheld = rs->held_mapped = 0;
@@ -758,6 +759,7 @@ static int tx_body(struct db_conn *c, void *varg)
     hu.standing_now = rs->host.standing;
     hu.havs = rs->havs_changed;
     hu.nhavs = rs->nhavs_changed;
+    hu.stretch = rs->stretch.batch_id > 0 ? &rs->stretch : NULL;
     return db_host_update(c, &hu);
 }
 

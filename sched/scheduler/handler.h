@@ -123,6 +123,9 @@ struct request_state {
     /* locality: plain candidates to read only if the locality ones do not
      * fill the request (send_work()); 0: none */
     int plain_later;
+    /* locality: the first stretch this request decided outside a join
+     * (batch_id > 0), written by the host update (db_host_update) */
+    struct db_stretch_write stretch;
     /* locality: the host's team in each active locality batch, chosen by
      * the source's candidates (loc_chosen: they ran in this attempt) */
     struct loc_choice loc[LOC_MAX_BATCHES];

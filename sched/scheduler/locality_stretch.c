@@ -130,14 +130,32 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     h.min_jobs = locality_request_jobs(ctx, limit);
     h.prev_first = row->my_stretch_first;
     stretch_choose(&c, ml.m, ml.n, &h, &ch);
-    if (ch.action == SC_TAKE_OVER)
-        r = db_stretch_shrink(ctx->db, ml.m[ch.victim].host_id, row->batch_id,
-                              ml.m[ch.victim].first, ml.m[ch.victim].last, ch.victim_last);
-    if (r == DB_OK && ch.action != SC_NONE) {
-        r = db_stretch_set(ctx->db, rs->hostid, row->batch_id, ch.first, ch.last,
-                           ch.action == SC_FRONTIER ? ch.last + 1 : 0);
+    if (ch.action != SC_NONE) {
+        struct db_stretch_write w;
+        static const char *const how[] = { "", "open work", "the frontier", "a take-over" };
+        memset(&w, 0, sizeof w);
+        w.batch_id = row->batch_id;
+        w.first = ch.first;
+        w.last = ch.last;
+        w.frontier = ch.action == SC_FRONTIER ? ch.last + 1 : 0;
+        if (ch.action == SC_TAKE_OVER) {
+            w.victim_host = ml.m[ch.victim].host_id;
+            w.victim_first = ml.m[ch.victim].first;
+            w.victim_last = ml.m[ch.victim].last;
+            w.victim_new_last = ch.victim_last;
+        }
+        if (rs->stretch.batch_id == 0) {
+            rs->stretch = w;       /* written by the host update, no statement now */
+        } else {
+            /* a second batch's stretch in one request: its own statements */
+            if (w.victim_host > 0)
+                r = db_stretch_shrink(ctx->db, w.victim_host, w.batch_id, w.victim_first,
+                                      w.victim_last, w.victim_new_last);
+            if (r == DB_OK)
+                r = db_stretch_set(ctx->db, rs->hostid, w.batch_id, w.first, w.last,
+                                   w.frontier);
+        }
         if (r == DB_OK) {
-            static const char *const how[] = { "", "open work", "the frontier", "a take-over" };
             log_debug("[host#%d] [cursor#%d] stretch %d..%d (%s)", rs->hostid, row->id,
                       ch.first, ch.last, how[ch.action]);
             row->my_stretch_first = ch.first;

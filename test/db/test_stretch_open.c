@@ -8,7 +8,8 @@
  * them from under the member that works them); an unstaffed lane and the
  * jobs of a member that left are.  And the files of a batch's jobs as the
  * scheduler process keeps them (app_cache_batch_jobs), which place the
- * cuts between stretches.
+ * cuts between stretches; and a stretch decision written by the host
+ * update (db_host_update with a db_stretch_write), in one statement.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,118 @@ static void check_job_cache(int batch)
     }
 }
 
+static long long stretch_of(int hostid, int batch)
+{
+    return tu_scalar2(&ctx, 152,
+                      "SELECT stretch_first * 1000 + stretch_last FROM batch_host "
+                      "WHERE host_id = ? AND batch_id = ?",
+                      hostid, batch);
+}
+
+/* One host update of hostid with stretch w (and corrections havs[0..nhavs)),
+ * committed; returns the statements it took. */
+static unsigned long update_with(int hostid, const struct db_stretch_write *w,
+                                 const struct db_hav_row *havs, int nhavs)
+{
+    struct db_host_update hu;
+    unsigned long st;
+    memset(&hu, 0, sizeof hu);
+    hu.id = hostid;
+    hu.rpc_time = (int)time(NULL);
+    hu.rpc_seqno = 7;
+    hu.stretch = w;
+    hu.havs = havs;
+    hu.nhavs = nhavs;
+    st = db_statement_count(ctx.db);
+    if (db_host_update(ctx.db, &hu) != DB_OK || db_commit(ctx.db) != DB_OK) {
+        fprintf(stderr, "test_stretch_open: host update: %s\n", db_error(ctx.db));
+        exit(2);
+    }
+    return db_statement_count(ctx.db) - st - 1;
+}
+
+/* The host update writes the stretch a request decided: the host's, the
+ * victim's of a take-over only while it is what the decision read, the
+ * frontier only upwards; with corrections too; one statement each time. */
+static void check_stretch_write(int batch, int cursor, int hx, int ux, int hy, int uy)
+{
+    struct db_stretch_write w;
+    struct db_hav_row hav = { 0 };
+    long long frontier0;
+
+    member(hx, ux, batch, cursor, -1, -1);
+    member(hy, uy, batch, cursor, 2, 9);
+    frontier0 = tu_scalar(&ctx, 153,
+                          "SELECT next_stretch_job_num FROM locality_cursor WHERE id = ?", cursor);
+
+    memset(&w, 0, sizeof w);
+    w.batch_id = batch;
+    w.first = 6;
+    w.last = 9;
+    w.victim_host = hy;
+    w.victim_first = 2;
+    w.victim_last = 9;
+    w.victim_new_last = 5;
+    TAP_EQ_INT((int)update_with(hx, &w, NULL, 0), 1, "a take-over written with the host: "
+                                                      "one statement");
+    TAP_EQ_INT((int)stretch_of(hx, batch), 6009, "the host's stretch is 6..9");
+    TAP_EQ_INT((int)stretch_of(hy, batch), 2005, "the victim's ends at 5");
+    TAP_EQ_INT((int)tu_scalar(&ctx, 154, "SELECT rpc_seqno FROM host WHERE id = ?", hx), 7,
+               "the host row is written too");
+
+    /* the victim's stretch changed since the decision read it: untouched */
+    w.first = 4;
+    w.last = 5;
+    w.victim_first = 2;
+    w.victim_last = 9;
+    w.victim_new_last = 3;
+    update_with(hx, &w, NULL, 0);
+    TAP_EQ_INT((int)stretch_of(hy, batch), 2005, "a victim whose stretch changed meanwhile "
+                                                 "keeps it");
+    TAP_EQ_INT((int)stretch_of(hx, batch), 4005, "the host's stretch is written all the same");
+
+    /* the frontier rises, never falls */
+    memset(&w, 0, sizeof w);
+    w.batch_id = batch;
+    w.first = (int)frontier0 + 10;
+    w.last = (int)frontier0 + 11;
+    w.frontier = (int)frontier0 + 12;
+    update_with(hx, &w, NULL, 0);
+    TAP_EQ_INT((int)tu_scalar(&ctx, 153,
+                              "SELECT next_stretch_job_num FROM locality_cursor WHERE id = ?",
+                              cursor), (int)frontier0 + 12, "a stretch at the frontier moves it");
+    w.frontier = (int)frontier0 + 1;
+    update_with(hx, &w, NULL, 0);
+    TAP_EQ_INT((int)tu_scalar(&ctx, 153,
+                              "SELECT next_stretch_job_num FROM locality_cursor WHERE id = ?",
+                              cursor), (int)frontier0 + 12, "... and never back");
+
+    /* with a runtime correction: both in the one statement */
+    {
+        struct db_val p[] = { DBV_INT(hx) };
+        tu_exec(&ctx, 155,
+                "INSERT IGNORE INTO host_app_version (host_id, app_version_id, et_n, correction) "
+                "VALUES (?, 424242, 1, 1)", p, 1, "a correction row");
+    }
+    hav.app_version_id = 424242;
+    hav.et_n = 5;
+    hav.correction = 1.5;
+    w.first = 1;
+    w.last = 3;
+    w.frontier = 0;
+    TAP_EQ_INT((int)update_with(hx, &w, &hav, 1), 1, "stretch and correction: one statement");
+    TAP_EQ_INT((int)stretch_of(hx, batch), 1003, "the stretch is written");
+    TAP_EQ_INT((int)tu_scalar(&ctx, 156,
+                              "SELECT et_n FROM host_app_version WHERE host_id = ? "
+                              "AND app_version_id = 424242", hx), 5,
+               "the correction is written");
+    {
+        struct db_val p[] = { DBV_INT(hx) };
+        tu_exec(&ctx, 157, "DELETE FROM host_app_version WHERE host_id = ?", p, 1,
+                "the correction row goes");
+    }
+}
+
 int main(void)
 {
     char name[64], auth[65];
@@ -225,6 +338,7 @@ int main(void)
                "nothing open once the lower half is sent and the upper is staffed");
 
     check_job_cache(batch);
+    check_stretch_write(batch, cursor, hx, ux, hy, uy);
 
     tu_retire_batches_from(&ctx, batch);
     sched_ctx_free(&ctx);
