@@ -224,36 +224,6 @@ static void hav_json(struct jbuf *b, const struct db_hav_row *h, int n)
     jb_close(b);
 }
 
-/* The columns of a reported result in JSON (report_json()). */
-#define REPORT_COLUMNS \
-    "  id INT PATH '$[0]', oc INT PATH '$[1]', cs INT PATH '$[2]', es INT PATH '$[3]'," \
-    "  ct DOUBLE PATH '$[4]', et DOUBLE PATH '$[5]', ws DOUBLE PATH '$[6]'," \
-    "  sw DOUBLE PATH '$[7]', dk DOUBLE PATH '$[8]', se VARCHAR(4096) PATH '$[9]'"
-
-/* Reported results' new states as a JSON array, one array of
- * REPORT_COLUMNS each. */
-static void report_json(struct jbuf *b, const struct db_report_update *u, int n)
-{
-    int i;
-    jb_open(b);
-    for (i = 0; i < n; i++) {
-        const struct db_report_update *x = &u[i];
-        jb_open(b);
-        jb_int(b, x->id);
-        jb_int(b, x->outcome);
-        jb_int(b, x->client_state);
-        jb_int(b, x->exit_status);
-        jb_num(b, x->cpu_time);
-        jb_num(b, x->elapsed_time);
-        jb_num(b, x->peak_working_set_size);
-        jb_num(b, x->peak_swap_size);
-        jb_num(b, x->peak_disk_usage);
-        jb_str(b, x->stderr_out ? x->stderr_out : "");
-        jb_close(b);
-    }
-    jb_close(b);
-}
-
 /* Each GPU type's columns, and their values, in the order of db_gpu.h. */
 #define HOST_UPDATE_GPU(id, name, col) "h.gpu_" #col "_count=?, h.gpu_" #col "_peak_flops=?, "
 #define HOST_UPDATE_GPU_VALS(id, name, col) \
@@ -275,58 +245,49 @@ static void report_json(struct jbuf *b, const struct db_report_update *u, int n)
     "h.error_rate=IF(h.error_rate=?, ?, h.error_rate)"
 
 /*
- * The host row alone is a single-table UPDATE.  With anything else to
- * write, the same statement joins it (LEFT JOINs: the host row is written
- * whatever matches; each joined row at most once):
- * - the host's host_app_version rows to the changed corrections (a JSON
- *   array of [app_version_id, et_n, correction]);
- * - the reported results (report_json()) and their workunits, with the
- *   conditions of db_report_update(): only the host's results in progress
- *   or over with NO_REPLY change;
- * - with a stretch, the host's batch_host row of the batch, that row's
- *   cursor when the frontier moves (GREATEST: concurrent schedulers
- *   compose), and the victim's row of a take-over only while its stretch
- *   is the one the decision read.
- * So a steady-state request writes the host, its reports, its corrections
- * and its stretch in one statement.
+ * Without changed corrections, a single-table UPDATE.  With them, the
+ * same statement joins the host's host_app_version rows to the changes
+ * (a JSON array of [app_version_id, et_n, correction]) and writes both
+ * tables: one statement instead of two in a request that reports
+ * results.  The LEFT JOIN keeps the host row when no change matches.
+ * With a stretch, it also joins the host's batch_host row of the batch
+ * (its stretch), that row's cursor when the frontier moves (GREATEST:
+ * concurrent schedulers compose), and the victim's row of a take-over,
+ * only if its stretch is still the one the decision read: the one or
+ * two statements of a stretch decision are none.  Each joined row is
+ * written at most once, however many corrections match.
  */
-#define HOST_UPDATE_JOINS \
+#define HOST_UPDATE_HAV_JOIN \
     "LEFT JOIN (JSON_TABLE(?, '$[*]' COLUMNS (" \
     "  av INT PATH '$[0]', n INT PATH '$[1]', cf DOUBLE PATH '$[2]')) j " \
-    "  JOIN host_app_version v ON v.app_version_id = j.av) ON v.host_id = h.id " \
-    "LEFT JOIN (JSON_TABLE(?, '$[*]' COLUMNS (" REPORT_COLUMNS ")) rj " \
-    "  JOIN result r ON r.id = rj.id JOIN workunit w ON w.id = r.workunitid) " \
-    "  ON r.hostid = h.id AND (r.server_state = 4 OR (r.server_state = 5 AND r.outcome = 4)) "
-#define HOST_UPDATE_STRETCH_JOINS \
-    "LEFT JOIN batch_host s ON s.host_id = h.id AND s.batch_id = ? " \
-    "LEFT JOIN locality_cursor c ON c.id = s.cursor_id AND ? > 0 " \
-    "LEFT JOIN batch_host t ON t.host_id = ? AND t.batch_id = s.batch_id " \
-    "  AND t.stretch_first = ? AND t.stretch_last = ? "
-#define HOST_UPDATE_JOINED_SET \
-    ", v.et_n = j.n, v.correction = j.cf, " \
-    "r.server_state = 5, r.outcome = rj.oc, r.client_state = rj.cs, r.exit_status = rj.es, " \
-    "r.cpu_time = rj.ct, r.elapsed_time = rj.et, r.peak_working_set_size = rj.ws, " \
-    "r.peak_swap_size = rj.sw, r.peak_disk_usage = rj.dk, r.stderr_out = rj.se, " \
-    "r.received_time = ?, w.transition_time = IF(w.transition_time = ?, ? - 1, ?) "
-#define HOST_UPDATE_STRETCH_SET \
-    ", s.stretch_first = ?, s.stretch_last = ?, " \
-    "c.next_stretch_job_num = GREATEST(c.next_stretch_job_num, ?), t.stretch_last = ? "
+    "  JOIN host_app_version v ON v.app_version_id = j.av) ON v.host_id = h.id "
 
 int db_host_update(struct db_conn *c, const struct db_host_update *h)
 {
     static const char sql[] = "UPDATE host h SET " HOST_UPDATE_SET " WHERE h.id=?";
-    static const char sql_joined[] =
-        "UPDATE host h " HOST_UPDATE_JOINS
-        "SET " HOST_UPDATE_SET HOST_UPDATE_JOINED_SET "WHERE h.id=?";
+    static const char sql_hav[] =
+        "UPDATE host h " HOST_UPDATE_HAV_JOIN
+        "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf WHERE h.id=?";
     static const char sql_stretch[] =
-        "UPDATE host h " HOST_UPDATE_JOINS HOST_UPDATE_STRETCH_JOINS
-        "SET " HOST_UPDATE_SET HOST_UPDATE_JOINED_SET HOST_UPDATE_STRETCH_SET "WHERE h.id=?";
+        "UPDATE host h " HOST_UPDATE_HAV_JOIN
+        "LEFT JOIN batch_host s ON s.host_id = h.id AND s.batch_id = ? "
+        "LEFT JOIN locality_cursor c ON c.id = s.cursor_id AND ? > 0 "
+        "LEFT JOIN batch_host t ON t.host_id = ? AND t.batch_id = s.batch_id "
+        "  AND t.stretch_first = ? AND t.stretch_last = ? "
+        "SET " HOST_UPDATE_SET ", v.et_n = j.n, v.correction = j.cf, "
+        "  s.stretch_first = ?, s.stretch_last = ?, "
+        "  c.next_stretch_job_num = GREATEST(c.next_stretch_job_num, ?), "
+        "  t.stretch_last = ? "
+        "WHERE h.id=?";
     struct db_host_update v = *h;
     struct db_stretch_write sw;
-    struct jbuf hb = { 0 }, rb = { 0 };
-    int r, n = 0, now = h->rpc_time;
-    const int joined = h->nhavs > 0 || h->nreports > 0 || h->stretch;
-    struct db_val host[] = {
+    struct jbuf b = { 0 };
+    int r;
+    struct db_val params[] = {
+        DBV_STRN("[]", 2),             /* the corrections (sql_hav, sql_stretch) */
+        /* the stretch's joins (sql_stretch only) */
+        DBV_INT(sw.batch_id), DBV_INT(sw.frontier), DBV_INT(sw.victim_host),
+        DBV_INT(sw.victim_first), DBV_INT(sw.victim_last),
         DBV_INT(v.rpc_seqno), DBV_INT(v.rpc_time), DBV_INT(v.timezone),
         DBV_STR(v.domain_name), DBV_STR(v.last_ip_addr), DBV_STR(v.host_cpid),
         DBV_INT(v.p_ncpus), DBV_STR(v.p_vendor), DBV_STR(v.p_model),
@@ -345,12 +306,16 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         DBV_INT(v.standing_was.max_results_day), DBV_INT(v.standing_now.max_results_day),
         DBV_INT(v.standing_was.consecutive_valid), DBV_INT(v.standing_now.consecutive_valid),
         DBV_DBL(v.standing_was.error_rate), DBV_DBL(v.standing_now.error_rate),
+        /* the stretch's values (sql_stretch only) */
+        DBV_INT(sw.first), DBV_INT(sw.last), DBV_INT(sw.frontier), DBV_INT(sw.victim_new_last),
+        DBV_INT(v.id),
     };
-    enum { NHOST = sizeof host / sizeof host[0] };
-    /* two JSON arrays, the stretch's 5 joins, the host, 4 for the
-     * reports, the stretch's 4 values, the id */
-    struct db_val p[2 + 5 + NHOST + 4 + 4 + 1];
-    char what[112];
+    /* the parameters: [0] corrections, [1, 1 + NSJ) the stretch's joins,
+     * then the host's columns, NSV stretch values, the host id */
+    enum { NSJ = 5, NSV = 4 };
+    const int nall = (int)(sizeof params / sizeof params[0]);
+    struct db_val plain[sizeof params / sizeof params[0]];
+    char what[96];
     const char **strs[] = { &v.domain_name, &v.last_ip_addr, &v.host_cpid, &v.p_vendor,
                             &v.p_model, &v.os_name, &v.os_version, &v.coprocs,
                             &v.core_client_version };
@@ -363,58 +328,44 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         if (!*strs[i])
             *strs[i] = "";
     /* the DBV_STR entries captured the pointers before the "" fix-up */
-    host[3].p = (void *)v.domain_name;
-    host[4].p = (void *)v.last_ip_addr;
-    host[5].p = (void *)v.host_cpid;
-    host[7].p = (void *)v.p_vendor;
-    host[8].p = (void *)v.p_model;
-    host[12].p = (void *)v.os_name;
-    host[13].p = (void *)v.os_version;
-    host[32].p = (void *)v.coprocs;
-    host[34].p = (void *)v.core_client_version;
-    snprintf(what, sizeof what, "update [host#%d]%s%s", h->id,
-             h->nreports > 0 ? " with its reports" : "", h->stretch ? " and stretch" : "");
-    if (joined) {
-        hav_json(&hb, h->havs, h->nhavs > 0 ? h->nhavs : 0);
-        report_json(&rb, h->reports, h->nreports > 0 ? h->nreports : 0);
-        if (jb_failed(c, &hb, what) || jb_failed(c, &rb, what)) {
-            free(hb.p);
-            free(rb.p);
-            return DB_ERR;
-        }
-        p[n++] = (struct db_val)DBV_STRN(hb.p, hb.len);
-        p[n++] = (struct db_val)DBV_STRN(rb.p, rb.len);
-    }
-    if (h->stretch) {
-        p[n++] = (struct db_val)DBV_INT(sw.batch_id);
-        p[n++] = (struct db_val)DBV_INT(sw.frontier);
-        p[n++] = (struct db_val)DBV_INT(sw.victim_host);
-        p[n++] = (struct db_val)DBV_INT(sw.victim_first);
-        p[n++] = (struct db_val)DBV_INT(sw.victim_last);
-    }
-    memcpy(p + n, host, sizeof host);
-    n += NHOST;
-    if (joined) {
-        p[n++] = (struct db_val)DBV_INT(now);
-        p[n++] = (struct db_val)DBV_INT(now);
-        p[n++] = (struct db_val)DBV_INT(now);
-        p[n++] = (struct db_val)DBV_INT(now);
-    }
-    if (h->stretch) {
-        p[n++] = (struct db_val)DBV_INT(sw.first);
-        p[n++] = (struct db_val)DBV_INT(sw.last);
-        p[n++] = (struct db_val)DBV_INT(sw.frontier);
-        p[n++] = (struct db_val)DBV_INT(sw.victim_new_last);
-    }
-    p[n++] = (struct db_val)DBV_INT(v.id);
+    params[NSJ + 4].p = (void *)v.domain_name;
+    params[NSJ + 5].p = (void *)v.last_ip_addr;
+    params[NSJ + 6].p = (void *)v.host_cpid;
+    params[NSJ + 8].p = (void *)v.p_vendor;
+    params[NSJ + 9].p = (void *)v.p_model;
+    params[NSJ + 13].p = (void *)v.os_name;
+    params[NSJ + 14].p = (void *)v.os_version;
+    params[NSJ + 33].p = (void *)v.coprocs;
+    params[NSJ + 35].p = (void *)v.core_client_version;
     if (h->stretch)
-        r = db_exec(c, SLOT_HOST_UPDATE_STRETCH, sql_stretch, p, n, NULL, what);
-    else if (joined)
-        r = db_exec(c, SLOT_HOST_UPDATE_HAV, sql_joined, p, n, NULL, what);
+        snprintf(what, sizeof what, "update [host#%d] with its stretch %d..%d of [batch#%d]",
+                 h->id, sw.first, sw.last, sw.batch_id);
     else
-        r = db_exec(c, SLOT_HOST_UPDATE, sql, p, n, NULL, what);
-    free(hb.p);
-    free(rb.p);
+        snprintf(what, sizeof what, "update [host#%d]", h->id);
+    if (h->nhavs > 0) {
+        hav_json(&b, h->havs, h->nhavs);
+        if (jb_failed(c, &b, what))
+            return DB_ERR;
+        params[0].p = b.p;
+        params[0].len = b.len;
+    }
+    if (h->stretch) {
+        r = db_exec(c, SLOT_HOST_UPDATE_STRETCH, sql_stretch, params, nall, NULL, what);
+    } else {
+        /* the same parameters without the stretch's (and, without
+         * corrections, without those) */
+        int n = 0, k;
+        for (k = 0; k < nall; k++) {
+            int corrections = k == 0, joins = k >= 1 && k < 1 + NSJ,
+                values = k >= nall - 1 - NSV && k < nall - 1;
+            if (joins || values || (corrections && h->nhavs <= 0))
+                continue;
+            plain[n++] = params[k];
+        }
+        r = h->nhavs > 0 ? db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, plain, n, NULL, what)
+                         : db_exec(c, SLOT_HOST_UPDATE, sql, plain, n, NULL, what);
+    }
+    free(b.p);
     return r;
 }
 
@@ -482,7 +433,10 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
                      int n)
 {
     static const char sql[] =
-        "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS (" REPORT_COLUMNS ")) j "
+        "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
+        "  id INT PATH '$[0]', oc INT PATH '$[1]', cs INT PATH '$[2]', es INT PATH '$[3]',"
+        "  ct DOUBLE PATH '$[4]', et DOUBLE PATH '$[5]', ws DOUBLE PATH '$[6]',"
+        "  sw DOUBLE PATH '$[7]', dk DOUBLE PATH '$[8]', se VARCHAR(4096) PATH '$[9]')) j "
         "ON r.id = j.id "
         "JOIN workunit w ON w.id = r.workunitid "
         "SET r.server_state = 5, r.outcome = j.oc, r.client_state = j.cs, r.exit_status = j.es, "
@@ -492,11 +446,27 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
         "WHERE r.hostid = ? AND (r.server_state = 4 OR (r.server_state = 5 AND r.outcome = 4))";
     struct jbuf b = { 0 };
     char what[64];
-    int r;
+    int i, r;
 
     if (n <= 0)
         return DB_OK;
-    report_json(&b, u, n);
+    jb_open(&b);
+    for (i = 0; i < n; i++) {
+        const struct db_report_update *x = &u[i];
+        jb_open(&b);
+        jb_int(&b, x->id);
+        jb_int(&b, x->outcome);
+        jb_int(&b, x->client_state);
+        jb_int(&b, x->exit_status);
+        jb_num(&b, x->cpu_time);
+        jb_num(&b, x->elapsed_time);
+        jb_num(&b, x->peak_working_set_size);
+        jb_num(&b, x->peak_swap_size);
+        jb_num(&b, x->peak_disk_usage);
+        jb_str(&b, x->stderr_out ? x->stderr_out : "");
+        jb_close(&b);
+    }
+    jb_close(&b);
     if (jb_failed(c, &b, "update reported results"))
         return DB_ERR;
     snprintf(what, sizeof what, "mark results of [host#%d] reported", hostid);

@@ -171,14 +171,10 @@ struct db_host_update {
     int nhavs;
     /* a stretch to write with the host row (NULL: none) */
     const struct db_stretch_write *stretch;
-    /* reported results to mark over with the host row, received at
-     * rpc_time (the rows db_report_update() would change) */
-    const struct db_report_update *reports;
-    int nreports;
 };
 /* Write the host row at the end of a request, with its changed
- * host_app_version rows, its reported results and the stretch it decided,
- * in one statement; lost_time becomes 0 (the host is back). */
+ * host_app_version rows and the stretch it decided; lost_time becomes 0
+ * (the host is back). */
 int db_host_update(struct db_conn *c, const struct db_host_update *h);
 
 /* Read the results named in names[0..n) (one statement).  row(ctx, r) is

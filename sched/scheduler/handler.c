@@ -630,9 +630,6 @@ static int tx_body(struct db_conn *c, void *varg)
     rs->ndelete_files = 0;
     rs->naborts = 0;
     rs->nhavs_changed = 0;
-    free(rs->report_updates);
-    rs->report_updates = NULL;
-    rs->nreport_updates = 0;
     rs->nresent = 0;
     rs->nlost = 0;
     rs->quota_reached = 0;
@@ -763,8 +760,6 @@ static int tx_body(struct db_conn *c, void *varg)
     hu.havs = rs->havs_changed;
     hu.nhavs = rs->nhavs_changed;
     hu.stretch = rs->stretch.batch_id > 0 ? &rs->stretch : NULL;
-    hu.reports = rs->report_updates;
-    hu.nreports = rs->nreport_updates;
     return db_host_update(c, &hu);
 }
 
@@ -899,7 +894,6 @@ replied_unavailable:
     free(rs->delete_files);
     free(rs->aborts);
     free(rs->reported);
-    free(rs->report_updates);
     sched_request_free(&rs->req);
     free(rs);
 }

@@ -95,9 +95,6 @@ struct request_state {
     int nhavs_db;                  /* havs[0..nhavs_db) exist in the database */
     struct db_hav_row havs_changed[DB_MAX_HAV];   /* of those, changed: written with the host */
     int nhavs_changed;
-    /* the reports' new states (handler_reports.c): written with the host */
-    struct db_report_update *report_updates;
-    int nreport_updates;
     struct db_reported_row *reported;   /* the reported results found by the look-up */
     int nreported_rows;
     /* locality: the host's teams, read by the look-up (teams_read) for the

@@ -3,10 +3,10 @@
  * them (only the host's own results count), write their outcomes, and
  * update the host's runtime corrections per app version, its turnaround
  * and its standing for the daily quota (see handler_internal.h).  The account look-up read them
- * (db_sched_auth); their outcomes and the changed corrections are written
- * by the host update at the end of the request (db_host_update), and one
- * statement here inserts the corrections of app versions the host reports
- * for the first time, inside the request's transaction.
+ * (db_sched_auth); here one statement writes their outcomes, and one more
+ * inserts the corrections of app versions the host reports for the first
+ * time (changed ones are written with the host update), inside the
+ * request's transaction.
  */
 #include "handler.h"
 
@@ -143,21 +143,22 @@ int handler_handle_reports(struct sched_ctx *ctx, struct request_state *rs)
     /* the look-up read the reported results (db_sched_auth) */
     for (i = 0; i < rs->nreported_rows; i++)
         report_row(&x, &rs->reported[i]);
-    /* the outcomes are written by the host update (rs->report_updates),
-     * with the changed corrections that exist; new ones (a first report
-     * of an app version) are inserted now */
-    for (i = 0; i < rs->nhavs; i++) {
-        if (!x.hav_dirty[i])
-            continue;
-        if (i < rs->nhavs_db)
-            rs->havs_changed[rs->nhavs_changed++] = rs->havs[i];
-        else
-            added[nadded++] = rs->havs[i];
+    r = db_report_update(ctx->db, rs->hostid, (int)rs->now, x.updates, x.nupdates);
+    if (r == DB_OK) {
+        /* changed corrections that exist go out with the host update;
+         * new ones (a first report of an app version) are inserted */
+        for (i = 0; i < rs->nhavs; i++) {
+            if (!x.hav_dirty[i])
+                continue;
+            if (i < rs->nhavs_db)
+                rs->havs_changed[rs->nhavs_changed++] = rs->havs[i];
+            else
+                added[nadded++] = rs->havs[i];
+        }
+        r = db_hav_upsert(ctx->db, rs->hostid, added, nadded);
     }
-    r = db_hav_upsert(ctx->db, rs->hostid, added, nadded);
     rs->nreported = x.nupdates;
-    rs->report_updates = x.updates;
-    rs->nreport_updates = x.nupdates;
+    free(x.updates);
     return r;
 }
 

@@ -7,9 +7,9 @@
  * (sched_request.h), and in one transaction issues the scheduler's own
  * statements through the same db/ functions and in the same order:
  * account and host lookup (which reads the reported results), a new
- * host's insert, for reports the runtime-correction insert of a host's
- * first report, for work the locked candidate read and the claim, the
- * host update (with the reports and the correction), and the commit.  The
+ * host's insert, for reports the update (and the runtime-correction
+ * insert for a host's first report), for work the locked candidate read
+ * and the claim, the host update (with the correction), and the commit.  The
  * jobs claimed are as many as the CPU request covers at the host's speed
  * (no EDF check, no app version choice: the first version of the job's
  * app), at most max_jobs_per_reply.  The reply carries what the load
@@ -83,7 +83,6 @@ static int floor_tx(struct db_conn *c, void *arg)
     struct sched_ctx *ctx = f->ctx;
     const struct sched_request *q = f->req;
     struct db_host_update hu;
-    struct db_report_update u[LIM_REPORTED_RESULTS];
     char version[32];
     int r, i;
 
@@ -118,6 +117,7 @@ static int floor_tx(struct db_conn *c, void *arg)
     }
     f->hav_changed = 0;
     if (q->nresults > 0) {
+        struct db_report_update u[LIM_REPORTED_RESULTS];
         struct db_hav_row hav;
         for (i = 0; i < f->nreported_rows; i++)
             collect_reported(f, &f->reported[i]);
@@ -128,8 +128,10 @@ static int floor_tx(struct db_conn *c, void *arg)
             u[i].client_state = CRS_FILES_UPLOADED;
             u[i].stderr_out = "";
         }
-        /* as the scheduler: the reports are written with the host;
-         * as the scheduler: an existing correction row is written with
+        r = db_report_update(c, f->hostid, f->now, u, f->nreport);
+        if (r != DB_OK)
+            return r;
+        /* as the scheduler: an existing correction row is written with
          * the host, a new one inserted */
         hav.app_version_id = ctx->apps.navs ? ctx->apps.avs[0].row.id : 0;
         hav.et_n = f->nreport;
@@ -213,8 +215,6 @@ static int floor_tx(struct db_conn *c, void *arg)
     hu.duration_correction_factor = q->duration_correction_factor;
     hu.havs = &f->hav_new;
     hu.nhavs = f->hav_changed;
-    hu.reports = u;
-    hu.nreports = q->nresults > 0 ? f->nreport : 0;
     return db_host_update(c, &hu);
 }
 
