@@ -113,12 +113,12 @@ static int run_point(const struct emu_cli *cli, double life, int rep, int locali
         f->runs++;
         f->done += o.batch_done;
         f->wall += o.wall_secs;
-        fprintf(runs, "%g %d %s %llu %d %.4f %.3f %.3f %.5f %.5f %.3f %.5f %ld %ld %.1f\n", life,
+        fprintf(runs, "%g %d %s %llu %d %.4f %.3f %.3f %.5f %.5f %.3f %.5f %ld %ld %.1f %.5f %.5f\n", life,
                 rep, locality ? "locality" : "plain", (unsigned long long)sc.seed, o.batch_done,
                 o.batch_done ? o.makespan_ratio : -1, o.makespan / 3600, o.ideal / 3600,
                 o.batch_done ? o.extra_flops / o.work_flops : -1, o.idleness, o.hosts_per_file,
                 o.work_flops > 0 ? o.lost_flops / o.work_flops : 0, o.departures,
-                o.no_work_replies, o.wall_secs);
+                o.no_work_replies, o.wall_secs, o.idle_head, o.idle_tail);
         fflush(runs);
     }
     f->ratio_max = worst(ratio, f->runs);
@@ -183,7 +183,9 @@ int emu_exp_churn(struct emu_cli *cli)
            cli->sc.delay_bound / 86400.0, cli->seeds, (unsigned long long)cli->sc.seed);
     fprintf(runs, "# churn experiment, one line per run\n# life_days replication dispatch seed "
                   "done ratio makespan_h ideal_h extra_frac idleness hosts_per_file lost_frac "
-                  "departures no_work_replies wall_s\n");
+                  "departures no_work_replies wall_s idle_head idle_tail\n"
+                  "# (idle_head, idle_tail: the part of idleness in the batch's first 10%% and "
+                  "last 20%% of its makespan)\n");
     fprintf(dat, "# churn experiment, one line per point (ratio: makespan / ideal; extra: "
                  "flops computed beyond the batch's needs, not counting work lost with "
                  "departing hosts, / needed)\n# label life_days replication dispatch runs done "

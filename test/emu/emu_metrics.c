@@ -107,3 +107,39 @@ double emu_mean_monotony(const struct emu_metrics *m)
 {
     return m->nmulti ? m->mono_sum / m->nmulti : 0;
 }
+
+static int timeline_slot(double secs)
+{
+    double k = secs / EMU_TIMELINE_SLOT_SECS;
+    if (!(k >= 0))
+        return 0;
+    return k >= EMU_TIMELINE_SLOTS - 1 ? EMU_TIMELINE_SLOTS - 1 : (int)k;
+}
+
+void emu_timeline_add(struct emu_timeline *tl, double secs, double avail, double idle)
+{
+    int k = timeline_slot(secs);
+    tl->avail[k] += avail;
+    tl->idle[k] += idle;
+}
+
+double emu_timeline_idle_share(const struct emu_timeline *tl, double from, double to)
+{
+    double total = 0, idle = 0;
+    int k;
+
+    for (k = 0; k < EMU_TIMELINE_SLOTS; k++) {
+        double lo = k * EMU_TIMELINE_SLOT_SECS, hi = lo + EMU_TIMELINE_SLOT_SECS, part;
+        total += tl->avail[k];
+        if (k == EMU_TIMELINE_SLOTS - 1)
+            hi = INFINITY;         /* the last slot holds everything later */
+        if (hi <= from || lo >= to)
+            continue;
+        if (isinf(hi))
+            part = lo >= from && to >= hi ? 1 : 0;
+        else
+            part = ((to < hi ? to : hi) - (from > lo ? from : lo)) / EMU_TIMELINE_SLOT_SECS;
+        idle += tl->idle[k] * part;
+    }
+    return total > 0 ? idle / total : 0;
+}

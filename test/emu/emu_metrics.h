@@ -19,6 +19,10 @@
  *                     every project runs all the time, towards 1 when a
  *                     project waits long; X = 1 is round-robin on one CPU.
  * Each is in [0, 1].
+ *
+ * Idleness over time (struct emu_timeline): the flops available and
+ * left idle in each hour of a run, so that a run's idleness can be split
+ * into the start of a batch, its middle and its tail.
  */
 #ifndef LOCSCHED_EMU_METRICS_H
 #define LOCSCHED_EMU_METRICS_H
@@ -37,6 +41,23 @@ struct emu_metrics {
 };
 
 void emu_metrics_init(struct emu_metrics *m);
+
+/* Hours of a run kept one by one; later hours add to the last slot. */
+#define EMU_TIMELINE_SLOTS 2400
+#define EMU_TIMELINE_SLOT_SECS 3600.0
+
+struct emu_timeline {
+    double avail[EMU_TIMELINE_SLOTS];
+    double idle[EMU_TIMELINE_SLOTS];
+};
+
+/* Add flops available and idle at `secs` seconds into the run. */
+void emu_timeline_add(struct emu_timeline *tl, double secs, double avail, double idle);
+
+/* Flops left idle in [from, to) seconds into the run (a slot cut by a
+ * bound counts in proportion), over all the flops available in the run:
+ * the shares of consecutive spans add up to the run's idleness. */
+double emu_timeline_idle_share(const struct emu_timeline *tl, double from, double to);
 
 /* Add one host's figures (when it leaves, or at the end of the run). */
 void emu_metrics_add(struct emu_metrics *m, const struct emu_client *c);

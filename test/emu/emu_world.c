@@ -94,6 +94,7 @@ struct world {
     struct emu_keyset file_host;   /* (file, host) pairs */
     struct emu_names results;      /* result names received */
     struct emu_metrics m;
+    struct emu_timeline tl;        /* flops available and idle, hour by hour */
     struct buf req, reply;
     struct emu_reply *rp;
     struct emu_new_job *jobs;
@@ -655,7 +656,12 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
                     rpc_stub(&w, h, &ask, tk);
             }
             emu_clock_set((time_t)t);
-            emu_client_advance(&h->c, t, sc->dt);
+            {
+                double avail0 = h->c.avail_flops, idle0 = h->c.idle_flops;
+                emu_client_advance(&h->c, t, sc->dt);
+                emu_timeline_add(&w.tl, t - t0, h->c.avail_flops - avail0,
+                                 h->c.idle_flops - idle0);
+            }
             speed_on += h->c.hw.ncpus * h->c.hw.cpu_flops + h->c.hw.ngpus * emu_hw_speed(&h->c.hw, 1);
         }
         if (!out->batch_done)
@@ -731,8 +737,12 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
         out->ideal = out->work_flops / mean_speed;
         out->makespan_ratio = out->makespan / out->ideal;
     }
-    if (out->batch_done)
+    if (out->batch_done) {
         out->extra_flops = out->computed_flops - out->lost_flops - out->work_flops;
+        out->idle_head = emu_timeline_idle_share(&w.tl, 0, EMU_HEAD_SHARE * out->makespan);
+        out->idle_tail = emu_timeline_idle_share(&w.tl, (1 - EMU_TAIL_SHARE) * out->makespan,
+                                                 out->makespan);
+    }
     out->sim_days = (t - t0) / 86400;
     out->handler_secs = w.srv.handler_secs;
     for (i = 0; i < EMU_NDAEMONS; i++) {
@@ -764,6 +774,10 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
     printf("  idleness %.4f (CPUs %.4f, GPUs %.4f: %.0f%% of the flops)  waste %.4f  "
            "share violation %.4f  monotony %.4f\n", o->idleness, o->cpu_idleness,
            o->gpu_idleness, 100 * o->gpu_flops_frac, o->waste, o->share_violation, o->monotony);
+    if (o->batch_done)
+        printf("  idleness in the batch's first %.0f%%: %.4f, middle: %.4f, last %.0f%%: %.4f\n",
+               100 * EMU_HEAD_SHARE, o->idle_head, o->idleness - o->idle_head - o->idle_tail,
+               100 * EMU_TAIL_SHARE, o->idle_tail);
     printf("  jobs finished %ld (%ld late); results received %ld, acked %ld; double sends %ld; "
            "abandoned %ld\n", o->jobs_finished, o->jobs_late, o->results_received,
            o->reports_acked, o->double_sends, o->abandoned);

@@ -32,6 +32,12 @@
 #include "emu_server.h"
 #include "emu_stub.h"
 
+/* Idleness is also split by the time it falls in: the batch's first
+ * tenth of its makespan (hosts still getting their first jobs) and its
+ * last fifth (the tail); the rest is the middle. */
+#define EMU_HEAD_SHARE 0.1
+#define EMU_TAIL_SHARE 0.2
+
 struct emu_scenario {
     /* population */
     int nhosts, nusers;
@@ -76,6 +82,9 @@ struct emu_outcome {
     /* the paper's metrics */
     double idleness, waste, share_violation, monotony;
     double cpu_idleness, gpu_idleness;       /* idleness of each kind of resource */
+    double idle_head, idle_tail;   /* the part of idleness in the batch's first
+                                    * EMU_HEAD_SHARE and last EMU_TAIL_SHARE of
+                                    * its makespan (0 when not done) */
     double gpu_flops_frac;                   /* GPUs' part of the flops available */
     long no_work_replies;                    /* real-project replies to a work request without a job */
     /* locality */

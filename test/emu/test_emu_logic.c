@@ -233,10 +233,33 @@ static void test_client(void)
     emu_client_free(&c);
 }
 
+static void test_timeline(void)
+{
+    static struct emu_timeline tl;
+    int k;
+
+    /* 10 hours, 100 flops available each; idle 50 in hour 0, 10 in 9 */
+    for (k = 0; k < 10; k++)
+        emu_timeline_add(&tl, k * 3600 + 1800, 100, k == 0 ? 50 : k == 9 ? 10 : 0);
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 0, 36000), 0.06, 1e-12, "the whole run: idleness");
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 0, 3600), 0.05, 1e-12, "the first hour");
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 0, 1800), 0.025, 1e-12,
+               "half an hour: half the hour's idle flops");
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 28800, 36000), 0.01, 1e-12, "the last fifth");
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 0, 3600) + emu_timeline_idle_share(&tl, 3600, 28800) +
+                   emu_timeline_idle_share(&tl, 28800, 36000),
+               0.06, 1e-12, "spans add up to the idleness");
+    emu_timeline_add(&tl, -5, 0, 0);
+    emu_timeline_add(&tl, 1e12, 1000, 0);
+    TAP_EQ_DBL(emu_timeline_idle_share(&tl, 0, 36000), 0.06 * 1000 / 2000, 1e-12,
+               "far beyond the slots: in the last, counted as available");
+}
+
 int main(void)
 {
     test_rrsim();
     test_metrics();
+    test_timeline();
     test_rng();
     test_client();
     return tap_done();
