@@ -243,10 +243,8 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     if (ch.action == CC_JOIN || ch.action == CC_MOVE) {
         const struct db_cursor_row *from = ch.action == CC_MOVE ? &rows[ch.from] : NULL;
         int first, last, frontier;
-        r = locality_stretch_on_join(ctx, to, rs->now, h.rate, locality_request_jobs(ctx, limit),
-                                     &first, &last, &frontier);
-        if (r != DB_OK)
-            return r;
+        locality_stretch_on_join(ctx, to, h.rate, locality_request_jobs(ctx, limit), &first,
+                                 &last, &frontier);
         r = db_batch_host_assign(ctx->db, rs->hostid, to->batch_id, to->id, rs->user.id, h.rate,
                                  (int)rs->now, first, last);
         if (r == DB_OK)

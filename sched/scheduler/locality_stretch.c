@@ -38,30 +38,24 @@ static void sc_cursor_of(const struct db_cursor_row *row, double team_rate, int 
     c->team_rate = team_rate;
 }
 
-int locality_stretch_on_join(struct sched_ctx *ctx, const struct db_cursor_row *row,
-                             time_t now, double rate, int min_jobs, int *first, int *last,
-                             int *frontier)
+void locality_stretch_on_join(const struct sched_ctx *ctx, const struct db_cursor_row *row,
+                              double rate, int min_jobs, int *first, int *last, int *frontier)
 {
     struct sc_cursor c;
     struct sc_host h = { rate, min_jobs, -1 };
     struct sc_choice ch;
-    int r;
 
     *first = *last = -1;
     *frontier = 0;
     if (!ctx->cfg.locality_positions)
-        return DB_OK;
+        return;
     sc_cursor_of(row, row->expavg_credit + rate, row->next_stretch, -1, &c);
-    r = app_cache_batch_jobs(&ctx->apps, ctx->db, row->batch_id, now, &c.jobs);
-    if (r != DB_OK)
-        return r;
     stretch_on_join(&c, &h, &ch);
     if (ch.action == SC_FRONTIER) {
         *first = ch.first;
         *last = ch.last;
         *frontier = ch.last + 1;
     }
-    return DB_OK;
 }
 
 struct member_list {
@@ -121,11 +115,6 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     }
     sc_cursor_of(row, row->expavg_credit > 0 ? row->expavg_credit : team->rate, frontier,
                  first_open, &c);
-    r = app_cache_batch_jobs(&ctx->apps, ctx->db, row->batch_id, rs->now, &c.jobs);
-    if (r != DB_OK) {
-        free(ml.m);
-        return r;
-    }
     h.rate = team->rate;
     h.min_jobs = locality_request_jobs(ctx, limit);
     h.prev_first = row->my_stretch_first;

@@ -7,8 +7,6 @@
 #ifndef LOCSCHED_LOCALITY_STRETCH_H
 #define LOCSCHED_LOCALITY_STRETCH_H
 
-#include <time.h>
-
 #include "db_locality.h"
 #include "db_sched.h"
 
@@ -42,13 +40,11 @@ int locality_stretch_candidates(struct sched_ctx *ctx, struct request_state *rs,
 /*
  * The stretch of a host that joins or moves to cursor row: sets
  * *first..*last (-1: none yet) and *frontier (the cursor's new frontier,
- * 0 when unchanged).  No statement of its own but, once per batch and
- * process, the load of the batch's jobs (app_cache_batch_jobs), whose db
- * status it returns: the caller writes the stretch with the membership.
+ * 0 when unchanged).  No statement: the caller writes the stretch with
+ * the membership.
  */
-int locality_stretch_on_join(struct sched_ctx *ctx, const struct db_cursor_row *row,
-                             time_t now, double rate, int min_jobs, int *first, int *last,
-                             int *frontier);
+void locality_stretch_on_join(const struct sched_ctx *ctx, const struct db_cursor_row *row,
+                              double rate, int min_jobs, int *first, int *last, int *frontier);
 
 /* Jobs one request of this host takes, from the handler's candidate
  * limit (see candidate_limit() in handler.c). */
