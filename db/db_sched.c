@@ -927,38 +927,3 @@ int db_load_batch_files(struct db_conn *c, int batch_id,
         return db_query(c, SLOT_LOAD_FILES, sql, params, 1, cols, 7, file_row, &x, NULL, what);
     }
 }
-
-struct job_files_ctx {
-    struct db_job_files_row r;
-    int (*row)(void *ctx, const struct db_job_files_row *r);
-    void *ctx;
-};
-
-static int job_files_row(void *vctx)
-{
-    struct job_files_ctx *x = vctx;
-    return x->row(x->ctx, &x->r);
-}
-
-int db_load_batch_jobs(struct db_conn *c, int batch_id,
-                       int (*row)(void *ctx, const struct db_job_files_row *r), void *ctx)
-{
-    /* by primary key (batch_id, job_num) */
-    static const char sql[] =
-        "SELECT job_num, first_file_num, nfiles FROM batch_job "
-        "WHERE batch_id = ? ORDER BY job_num";
-    struct job_files_ctx x;
-    struct db_val params[] = { DBV_INT(batch_id) };
-    char what[64];
-    memset(&x, 0, sizeof x);
-    x.row = row;
-    x.ctx = ctx;
-    snprintf(what, sizeof what, "load jobs of [batch#%d]", batch_id);
-    {
-        struct db_val cols[] = {
-            DBV_INT(x.r.job_num), DBV_INT(x.r.first_file_num), DBV_INT(x.r.nfiles),
-        };
-        return db_query(c, SLOT_LOAD_JOBS, sql, params, 1, cols, 3, job_files_row, &x, NULL,
-                        what);
-    }
-}

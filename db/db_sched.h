@@ -362,15 +362,4 @@ struct db_file_row {
 int db_load_batch_files(struct db_conn *c, int batch_id,
                         int (*row)(void *ctx, const struct db_file_row *r), void *ctx);
 
-/* One job of a batch's description (batch_job), without its estimate. */
-struct db_job_files_row {
-    int job_num;
-    int first_file_num;
-    int nfiles;
-};
-
-/* The jobs of a batch with their files, in job_num order. */
-int db_load_batch_jobs(struct db_conn *c, int batch_id,
-                       int (*row)(void *ctx, const struct db_job_files_row *r), void *ctx);
-
 #endif /* LOCSCHED_DB_SCHED_H */

@@ -21,7 +21,6 @@ enum db_slot {
     SLOT_LOAD_AV,
     SLOT_LOAD_AVF,
     SLOT_LOAD_FILES,
-    SLOT_LOAD_JOBS,
     /* scheduler, locality (db_locality.c) */
     SLOT_ACTIVE_BATCHES,
     SLOT_LOC_CURSORS,

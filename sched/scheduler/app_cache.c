@@ -1,6 +1,6 @@
 /*
- * app_cache.c - the scheduler's in-process cache of app versions,
- * batch file lists and the files of locality jobs (see app_cache.h).
+ * app_cache.c - the scheduler's in-process cache of app versions and
+ * batch file lists (see app_cache.h).
  */
 #include "app_cache.h"
 
@@ -191,14 +191,6 @@ static void free_batch_files(struct batch_files *bf)
     bf->nfiles = 0;
 }
 
-static void free_batch_jobs(struct batch_files *bf)
-{
-    free(bf->job_runs);
-    bf->job_runs = NULL;
-    memset(&bf->jobs, 0, sizeof bf->jobs);
-    bf->jobs_loaded = 0;
-}
-
 int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, time_t now,
                         const struct batch_files **out)
 {
@@ -241,7 +233,6 @@ int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, t
                 if (ac->batches[i].last_use < ac->batches[lru].last_use)
                     lru = i;
             bf = &ac->batches[lru];
-            free_batch_jobs(bf);
         } else {
             bf = &ac->batches[ac->nbatches++];
             memset(bf, 0, sizeof *bf);
@@ -273,78 +264,6 @@ int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, t
     sort_ctx = NULL;
     bf->by_name = by_name;
     *out = bf;
-    return DB_OK;
-}
-
-struct jobs_ctx {
-    struct sc_job_run *runs;
-    int n, cap;
-    int njobs;                   /* jobs described so far: 0 .. njobs - 1 */
-    int stopped;                 /* a gap or a decreasing first file seen */
-};
-
-/* Append a job to the runs: a new run unless it uses the last run's files. */
-static int add_job(void *vctx, const struct db_job_files_row *r)
-{
-    struct jobs_ctx *x = vctx;
-    struct sc_job_run *last = x->n ? &x->runs[x->n - 1] : NULL;
-
-    /* only the jobs from 0 in order, with first files in order, are
-     * described: cuts past them are left where they are */
-    if (x->stopped || r->job_num != x->njobs ||
-        (last && r->first_file_num < last->first_file)) {
-        x->stopped = 1;
-        return 0;
-    }
-    x->njobs++;
-    if (last && last->first_file == r->first_file_num && last->nfiles == r->nfiles)
-        return 0;
-    if (x->n == x->cap) {
-        int cap = x->cap ? x->cap * 2 : 64;
-        struct sc_job_run *q = realloc(x->runs, sizeof *q * (size_t)cap);
-        if (!q)
-            return DB_ERR;
-        x->runs = q;
-        x->cap = cap;
-    }
-    x->runs[x->n].job = r->job_num;
-    x->runs[x->n].first_file = r->first_file_num;
-    x->runs[x->n].nfiles = r->nfiles;
-    x->n++;
-    return 0;
-}
-
-int app_cache_batch_jobs(struct app_cache *ac, struct db_conn *c, int batch_id, time_t now,
-                         const struct sc_jobs **out)
-{
-    const struct batch_files *cbf;
-    struct batch_files *bf;
-    struct jobs_ctx x = { 0 };
-    int r;
-
-    *out = NULL;
-    r = app_cache_batch_get(ac, c, batch_id, now, &cbf);
-    if (r != DB_OK)
-        return r;
-    bf = &ac->batches[cbf - ac->batches];
-    if (!bf->jobs_loaded) {
-        r = db_load_batch_jobs(c, batch_id, add_job, &x);
-        if (r != DB_OK) {
-            free(x.runs);
-            return r;
-        }
-        if (x.n < x.cap) {
-            struct sc_job_run *q = realloc(x.runs, sizeof *q * (size_t)(x.n ? x.n : 1));
-            if (q)
-                x.runs = q;
-        }
-        bf->job_runs = x.runs;
-        bf->jobs.runs = x.runs;
-        bf->jobs.nruns = x.n;
-        bf->jobs.njobs = x.njobs;
-        bf->jobs_loaded = 1;
-    }
-    *out = &bf->jobs;
     return DB_OK;
 }
 
@@ -396,10 +315,8 @@ void app_cache_free(struct app_cache *ac)
 {
     int i;
     free_avs(ac->avs, ac->navs);
-    for (i = 0; i < ac->nbatches; i++) {
+    for (i = 0; i < ac->nbatches; i++)
         free_batch_files(&ac->batches[i]);
-        free_batch_jobs(&ac->batches[i]);
-    }
     free(ac->cursors);
     memset(ac, 0, sizeof *ac);
 }

@@ -1,7 +1,6 @@
 /*
  * app_cache.h - data that rarely changes, kept in the scheduler process:
- * app versions with their files, the file lists of batches, and the
- * files of a locality batch's jobs.
+ * app versions with their files, and the file lists of batches.
  *
  * Loaded from the database on first use and reloaded every
  * APP_CACHE_TTL seconds, so a request costs no statement for them.  A
@@ -17,7 +16,6 @@
 #include "db_gpu.h"
 #include "db_locality.h"
 #include "db_sched.h"
-#include "stretch_choice.h"
 
 /* Seconds: app versions and the set of active batches (3 statements per
  * reload per process); short, so that a new app version or batch is
@@ -54,11 +52,6 @@ struct batch_files {
     char *pool;                  /* names and URLs */
     time_t loaded_at;
     unsigned long last_use;      /* app_cache.batch_uses when last returned */
-    /* the files of its jobs, in runs (app_cache_batch_jobs); kept when
-     * the file list is reloaded: a batch's jobs never change */
-    struct sc_job_run *job_runs;
-    struct sc_jobs jobs;
-    int jobs_loaded;
 };
 
 struct app_cache {
@@ -115,13 +108,6 @@ int app_cache_batch_get(struct app_cache *ac, struct db_conn *c, int batch_id, t
  * (a batch loaded earlier in the request is in the cache). */
 const struct batch_files *app_cache_batch(struct app_cache *ac, struct db_conn *c, int batch_id,
                                           time_t now);
-
-/* The files of a locality batch's jobs, loading them on first use (one
- * statement per batch and process; a batch of 10^6 jobs at 10 jobs per
- * file is 10^5 runs, 1.2 MB): DB_OK and *out, or the load's db status,
- * as app_cache_batch_get.  Valid as long as the batch's files. */
-int app_cache_batch_jobs(struct app_cache *ac, struct db_conn *c, int batch_id, time_t now,
-                         const struct sc_jobs **out);
 
 /* File file_num of a batch, or NULL. */
 const struct cached_file *batch_file(const struct batch_files *bf, int file_num);

@@ -6,17 +6,14 @@
  * a member moved past, while another member still covers their other
  * replica, are not open (they used to be, and a third host then took
  * them from under the member that works them); an unstaffed lane and the
- * jobs of a member that left are.  And the files of a batch's jobs as the
- * scheduler process keeps them (app_cache_batch_jobs), which place the
- * cuts between stretches; and a stretch decision written by the host
- * update (db_host_update with a db_stretch_write), in one statement.
+ * jobs of a member that left are.  And a stretch decision written by the
+ * host update (db_host_update with a db_stretch_write), in one statement.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "app_cache.h"
 #include "db_locality.h"
 #include "db_test_util.h"
 #include "tap.h"
@@ -77,85 +74,6 @@ static int first_open(int cursor, int hostid, int userid, int *nmembers)
         db_commit(ctx.db) != DB_OK)
         tu_bail("db_stretch_read", db_error(ctx.db));
     return open;
-}
-
-/* The run of the cached jobs that holds job j, or NULL. */
-static const struct sc_job_run *run_at(const struct sc_jobs *jobs, int j)
-{
-    int i;
-    for (i = jobs->nruns - 1; i >= 0; i--)
-        if (jobs->runs[i].job <= j)
-            return j < jobs->njobs ? &jobs->runs[i] : NULL;
-    return NULL;
-}
-
-/* The cache of a batch's jobs against batch_job. */
-static void check_job_cache(int batch)
-{
-    struct app_cache ac;
-    const struct sc_jobs *jobs = NULL;
-    const struct sc_job_run *run;
-    unsigned long st;
-    int j, ok = 1;
-    time_t now = time(NULL);
-
-    memset(&ac, 0, sizeof ac);
-    if (app_cache_batch_jobs(&ac, ctx.db, batch, now, &jobs) != DB_OK || db_commit(ctx.db))
-        tu_bail("app_cache_batch_jobs", db_error(ctx.db));
-    TAP_EQ_INT(jobs->njobs, NJOBS, "the cache describes every job");
-    TAP_EQ_INT(jobs->nruns, NJOBS, "one run per job when each starts at its own file");
-    for (j = 0; j < NJOBS; j++) {
-        run = run_at(jobs, j);
-        ok = ok && run &&
-             run->first_file == tu_scalar2(&ctx, 146,
-                                           "SELECT first_file_num FROM batch_job "
-                                           "WHERE batch_id = ? AND job_num = ?",
-                                           batch, j) &&
-             run->nfiles == tu_scalar2(&ctx, 147,
-                                       "SELECT nfiles FROM batch_job "
-                                       "WHERE batch_id = ? AND job_num = ?",
-                                       batch, j);
-    }
-    TAP_CHECK(ok, "each job's files as in batch_job");
-    st = db_statement_count(ctx.db);
-    if (app_cache_batch_jobs(&ac, ctx.db, batch, now + 1, &jobs) != DB_OK)
-        tu_bail("app_cache_batch_jobs", db_error(ctx.db));
-    TAP_EQ_INT(db_statement_count(ctx.db) - st, 0, "asked again: no statement");
-    app_cache_free(&ac);
-
-    {   /* four jobs per file: one run per file */
-        struct db_val p[] = { DBV_INT(batch) };
-        tu_exec(&ctx, 148,
-                "UPDATE batch_job SET first_file_num = job_num DIV 4 WHERE batch_id = ?", p, 1,
-                "four jobs per file");
-    }
-    if (app_cache_batch_jobs(&ac, ctx.db, batch, now, &jobs) != DB_OK || db_commit(ctx.db))
-        tu_bail("app_cache_batch_jobs", db_error(ctx.db));
-    TAP_EQ_INT(jobs->nruns, 3, "jobs with the same files make one run (0-3, 4-7, 8-9)");
-    run = run_at(jobs, 6);
-    TAP_CHECK(run && run->job == 4 && run->first_file == 1 && run->nfiles == 2,
-              "job 6 in the run of jobs 4.. on files 1-2");
-    app_cache_free(&ac);
-
-    {   /* a gap: only the jobs before it are described */
-        struct db_val p[] = { DBV_INT(batch) };
-        tu_exec(&ctx, 149,
-                "UPDATE batch_job SET job_num = job_num + 100 WHERE batch_id = ? AND job_num = 6",
-                p, 1, "move a job away");
-    }
-    if (app_cache_batch_jobs(&ac, ctx.db, batch, now, &jobs) != DB_OK || db_commit(ctx.db))
-        tu_bail("app_cache_batch_jobs", db_error(ctx.db));
-    TAP_EQ_INT(jobs->njobs, 6, "jobs after a gap are not described");
-    TAP_EQ_INT(jobs->nruns, 2, "nor their runs");
-    app_cache_free(&ac);
-    {   /* the batch as it was */
-        struct db_val p[] = { DBV_INT(batch) };
-        tu_exec(&ctx, 150,
-                "UPDATE batch_job SET job_num = job_num - 100 WHERE batch_id = ? AND job_num = 106",
-                p, 1, "move the job back");
-        tu_exec(&ctx, 151, "UPDATE batch_job SET first_file_num = job_num WHERE batch_id = ?", p, 1,
-                "one job per file again");
-    }
 }
 
 static long long stretch_of(int hostid, int batch)
@@ -337,7 +255,6 @@ int main(void)
     TAP_EQ_INT(first_open(cursor, hz, uz, &n), -1,
                "nothing open once the lower half is sent and the upper is staffed");
 
-    check_job_cache(batch);
     check_stretch_write(batch, cursor, hx, ux, hy, uy);
 
     tu_retire_batches_from(&ctx, batch);
