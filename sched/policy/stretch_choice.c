@@ -38,62 +38,6 @@ int stretch_size(const struct sc_cursor *c, const struct sc_host *h)
     return (int)size;
 }
 
-/* The run of job j (jobs->runs[0].job <= j < jobs->njobs). */
-static int run_of(const struct sc_jobs *jobs, int j)
-{
-    int lo = 0, hi = jobs->nruns - 1;
-    while (lo < hi) {
-        int mid = lo + (hi - lo + 1) / 2;
-        if (jobs->runs[mid].job <= j)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-int stretch_cut(const struct sc_jobs *jobs, int ideal, int lo, int hi)
-{
-    int best = ideal, best_cost = -1, run, j, max_last;
-
-    if (!jobs || jobs->nruns <= 0 || lo > hi || ideal < lo || ideal > hi)
-        return ideal;
-    if (lo < jobs->runs[0].job + 1)
-        lo = jobs->runs[0].job + 1;       /* a cut has a job before it */
-    if (hi > jobs->njobs - 1)
-        hi = jobs->njobs - 1;             /* and a job after it */
-    if (lo > ideal || hi < ideal)
-        return ideal;
-    run = run_of(jobs, lo - 1);
-    max_last = jobs->runs[run].first_file + jobs->runs[run].nfiles - 1;
-    for (j = lo; j <= hi; j++) {
-        const struct sc_job_run *rj;
-        int cost, d, bd;
-        while (run + 1 < jobs->nruns && jobs->runs[run + 1].job <= j)
-            run++;
-        rj = &jobs->runs[run];
-        cost = max_last - rj->first_file + 1;
-        if (cost < 0)
-            cost = 0;
-        d = j > ideal ? j - ideal : ideal - j;
-        bd = best > ideal ? best - ideal : ideal - best;
-        if (best_cost < 0 || cost < best_cost || (cost == best_cost && d < bd)) {
-            best = j;
-            best_cost = cost;
-        }
-        if (rj->first_file + rj->nfiles - 1 > max_last)
-            max_last = rj->first_file + rj->nfiles - 1;
-    }
-    return best;
-}
-
-/* A cut's window: ideal, give or take SC_CUT_SHARE of the smaller side. */
-static int cut_slack(int side_a, int side_b)
-{
-    int s = side_a < side_b ? side_a : side_b;
-    return s > 0 ? (int)floor(s * SC_CUT_SHARE) : 0;
-}
-
 static void at_frontier(const struct sc_cursor *c, const struct sc_host *h, struct sc_choice *out)
 {
     int size = stretch_size(c, h);
@@ -102,16 +46,6 @@ static void at_frontier(const struct sc_cursor *c, const struct sc_host *h, stru
     out->action = SC_FRONTIER;
     out->first = c->next_stretch;
     out->last = last > c->last_job_num ? c->last_job_num : (int)last;
-    if (out->last < c->last_job_num) {
-        /* the next frontier where the files change, if one is near */
-        int ideal = out->last + 1, slack = cut_slack(size, c->last_job_num - out->last);
-        int lo = ideal - slack, hi = ideal + slack;
-        if (lo < out->first + 1)
-            lo = out->first + 1;
-        if (hi > c->last_job_num)
-            hi = c->last_job_num;
-        out->last = stretch_cut(c->jobs, ideal, lo, hi) - 1;
-    }
 }
 
 static void none(struct sc_choice *out)

@@ -35,14 +35,12 @@
  * runs this finished batches sooner than counting a forming team as
  * team_size_min hosts, for the same hosts per file).
  *
- * Where a stretch at the frontier ends, the two sides go to different
- * hosts, and every file used on both sides reaches both.  When the
- * cursor knows its jobs' files (sc_cursor.jobs), that end moves, by at
- * most SC_CUT_SHARE of the smaller side, to the job that leaves the
- * fewest files on both sides (stretch_cut), so that stretches tend to
- * end where a file ends.  A take-over's first job stays where the rates
- * put it: moved the same way, it saved hosts per file but made batches
- * slower.
+ * Stretches end where the rates put them, wherever the files change
+ * (the hosts on the two sides of a cut both read the files used on both
+ * sides).  Moving a take-over's first job to a change of files saved
+ * hosts per file but made batches slower; moving the end of a frontier
+ * stretch never ran in the runs measured, where a cursor's first host
+ * takes it whole (doc/locality.md, "Where a stretch is cut").
  */
 #ifndef LOCSCHED_STRETCH_CHOICE_H
 #define LOCSCHED_STRETCH_CHOICE_H
@@ -50,27 +48,6 @@
 /* A take-over prefers the neighbour below when its time left is at
  * least this share of the greatest. */
 #define SC_NEIGHBOUR_SHARE 0.5
-
-/* A cut moves by at most this share of the smaller of the two sides. */
-#define SC_CUT_SHARE 0.25
-
-/* Consecutive jobs with the same input files: jobs [job, the next run's
- * job) each use files [first_file, first_file + nfiles).  A batch has no
- * more runs than jobs, and no more than files when the jobs starting at
- * one file all have as many files. */
-struct sc_job_run {
-    int job;
-    int first_file;
-    int nfiles;
-};
-
-/* The files of a batch's jobs: runs in job order, from job 0 to
- * njobs - 1 (first_file never decreases). */
-struct sc_jobs {
-    const struct sc_job_run *runs;
-    int nruns;
-    int njobs;
-};
 
 /* The cursor, as read for a stretch decision. */
 struct sc_cursor {
@@ -81,7 +58,6 @@ struct sc_cursor {
                                   * frontier, that fewer than R others cover; -1 none */
     int replication;             /* R: results per job */
     double team_rate;            /* sum of the members' credit rates */
-    const struct sc_jobs *jobs;  /* its batch's jobs' files; NULL: cut anywhere */
 };
 
 /* Another member of the team, with its stretch. */
@@ -114,13 +90,6 @@ struct sc_choice {
     int victim;                  /* SC_TAKE_OVER: index into the members */
     int victim_last;
 };
-
-/* Where to cut between job j - 1 and job j, for j in [lo, hi]: the j
- * with the fewest files used both by the jobs just before it and by j
- * (the last file of jobs lo - 1 .. j - 1, less j's first file, plus 1),
- * the nearest to ideal among those (the lower one on a tie of
- * distance).  ideal when jobs is NULL or does not describe the window. */
-int stretch_cut(const struct sc_jobs *jobs, int ideal, int lo, int hi);
 
 /* The stretch size for a host of this rate (jobs). */
 int stretch_size(const struct sc_cursor *c, const struct sc_host *h);

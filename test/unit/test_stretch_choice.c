@@ -3,7 +3,7 @@
  * stretch_choice.c): stretch size by speed and replication, the first
  * stretch of a joining host, the order of the rules for a host whose
  * stretch is done: open work, the frontier, a take-over; and where
- * stretches are cut when the jobs' files are known.
+ * stretches are cut (where the rates put them).
  */
 #include <string.h>
 
@@ -173,99 +173,35 @@ static void test_rules(void)
     TAP_EQ_INT(ch.victim, 1, "not the stretch whose other lane is a host of the same user");
 }
 
-/* Runs of a batch of njobs jobs where job j uses files
- * [j / per, j / per + width): one run per file. */
-static struct sc_jobs even_jobs(struct sc_job_run *runs, int njobs, int per, int width)
-{
-    struct sc_jobs jobs;
-    int i;
-    jobs.nruns = (njobs + per - 1) / per;
-    for (i = 0; i < jobs.nruns; i++)
-        runs[i] = (struct sc_job_run){ i * per, i, width };
-    jobs.runs = runs;
-    jobs.njobs = njobs;
-    return jobs;
-}
-
-static void test_cut(void)
-{
-    struct sc_job_run runs[400];
-    struct sc_jobs jobs = even_jobs(runs, 300, 10, 2);
-    /* varying: jobs 0-4 use files 0-1, jobs 5-9 files 1-3, jobs 10-19
-     * file 4, jobs 20-21 files 4-5 */
-    struct sc_job_run vr[] = { { 0, 0, 2 }, { 5, 1, 3 }, { 10, 4, 1 }, { 20, 4, 2 } };
-    struct sc_jobs var = { vr, 4, 22 };
-
-    /* 10 jobs per file, 2 files per job: a cut at a multiple of 10
-     * leaves 1 file on both sides, elsewhere 2 */
-    TAP_EQ_INT(stretch_cut(&jobs, 27, 24, 30), 30, "to where the files change");
-    TAP_EQ_INT(stretch_cut(&jobs, 27, 25, 29), 27, "no change of files near: where it was");
-    TAP_EQ_INT(stretch_cut(&jobs, 23, 19, 29), 20, "the nearest change of files");
-    TAP_EQ_INT(stretch_cut(&jobs, 25, 19, 31), 20, "at equal distance, the lower");
-    TAP_EQ_INT(stretch_cut(&jobs, 30, 25, 35), 30, "already where the files change");
-    TAP_EQ_INT(stretch_cut(NULL, 27, 24, 30), 27, "jobs unknown: where it was");
-    TAP_EQ_INT(stretch_cut(&jobs, 3, 0, 6), 3, "no cut before the first job");
-    TAP_EQ_INT(stretch_cut(&jobs, 296, 292, 310), 296, "nor after the last");
-    TAP_EQ_INT(stretch_cut(&jobs, 40, 41, 45), 40, "an ideal outside its window stays");
-    /* one job per file, 3 files per job: every cut shares 2 files */
-    jobs = even_jobs(runs, 300, 1, 3);
-    TAP_EQ_INT(stretch_cut(&jobs, 27, 20, 34), 27, "the same everywhere: where it was");
-    /* varying widths: the cut before job 10 shares nothing */
-    TAP_EQ_INT(stretch_cut(&var, 7, 4, 10), 10, "to the cut that shares no file");
-    TAP_EQ_INT(stretch_cut(&var, 7, 4, 9), 5, "else the fewest shared (1 before job 5)");
-    TAP_EQ_INT(stretch_cut(&var, 17, 14, 21), 17,
-               "more files from the same first file: no better cut (1 shared everywhere)");
-}
-
+/* Where stretches end: where the rates put them, whatever the files
+ * (moving the cuts to a change of files was measured and taken out:
+ * doc/locality.md, "Where a stretch is cut"). */
 static void test_cut_stretches(void)
 {
-    struct sc_job_run runs[30];
-    struct sc_jobs jobs = even_jobs(runs, 300, 10, 2);
     struct sc_cursor c = cursor(299, 0, 103, -1, 1, 1000);
     struct sc_host h = { 100, 1, -1 };
     struct sc_member m[2];
     struct sc_choice ch;
 
-    /* a stretch of 30 jobs from 103 ends at 132 (shares 2 files with
-     * 133); within 7 jobs (a quarter of 30) the files change before 130 */
-    c.jobs = &jobs;
+    /* a tenth of the team's rate: 30 of the 300 jobs left, from 103 */
     stretch_on_join(&c, &h, &ch);
     TAP_EQ_INT(ch.first, 103, "from the frontier");
-    TAP_EQ_INT(ch.last, 129, "to where the files change");
-    c.next_stretch = 100;
-    stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 129, "a stretch already ending there stays");
-    c.next_stretch = 106;
-    stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 139, "the nearest change may be further (135 -> 139)");
-    c.next_stretch = 105;
-    stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 129, "at equal distance, the shorter stretch");
+    TAP_EQ_INT(ch.last, 132, "the end of a frontier stretch: its share as it is");
     c.next_stretch = 271;
     stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 299, "a stretch ending with the cursor stays");
-    c.next_stretch = 266;
-    stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 295, "the rest of the cursor (4 jobs) bounds the move: 1 job");
-    c.jobs = NULL;
-    c.next_stretch = 103;
-    stretch_on_join(&c, &h, &ch);
-    TAP_EQ_INT(ch.last, 132, "jobs unknown: the share as it is");
+    TAP_EQ_INT(ch.last, 299, "a stretch ends with the cursor");
 
     /* take-over: 40 left in 0..39 at rate 10 against the host's 100:
      * the host takes the top 36, from 4 */
     c = cursor(299, 0, 300, -1, 1, 400);
-    c.jobs = &jobs;
     m[0] = (struct sc_member){ 11, 0, 10, 0, 39, 40, 0 };
     stretch_choose(&c, m, 1, &h, &ch);
     TAP_EQ_INT(ch.action, SC_TAKE_OVER, "a take-over");
     TAP_EQ_INT(ch.first, 4, "in proportion to the rates");
-    /* rates 100 : 80: 22 of 40, from 18, although the files change
-     * two jobs away, before 20: a take-over is not moved to a change of
-     * files (that made batches slower) */
+    /* rates 100 : 80: 22 of 40, from 18 */
     m[0].rate = 80;
     stretch_choose(&c, m, 1, &h, &ch);
-    TAP_EQ_INT(ch.first, 18, "a take-over's cut stays where the rates put it");
+    TAP_EQ_INT(ch.first, 18, "a take-over's cut where the rates put it");
     TAP_EQ_INT(ch.victim_last, 17, "the victim keeps the jobs before it");
     /* a member presumed gone gives up all it has left, as it is */
     m[0].unsent = 22;
@@ -279,7 +215,6 @@ int main(void)
     test_size();
     test_join();
     test_rules();
-    test_cut();
     test_cut_stretches();
     return tap_done();
 }
