@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "crypto_sign.h"
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
@@ -136,42 +137,21 @@ int batch_desc_next_job(struct batch_desc_reader *r, double default_fpops, struc
     return 1;
 }
 
-/* Room for one more element than n in arr (of elements of size elem,
- * *cap of them), doubling from first_cap.  Returns arr or its larger
- * copy, or NULL when out of memory (arr is then unchanged). */
-static void *grow(void *arr, int n, int *cap, int first_cap, size_t elem)
-{
-    void *p;
-    int ncap;
-
-    if (n < *cap)
-        return arr;
-    ncap = *cap ? *cap * 2 : first_cap;
-    if (ncap <= *cap || (size_t)ncap > (size_t)-1 / elem)
-        return NULL;
-    p = realloc(arr, elem * (size_t)ncap);
-    if (p)
-        *cap = ncap;
-    return p;
-}
-
 int batch_desc_parse_files(const char *text, size_t len, const char *name,
                            struct batch_file **out, int *n, char *err, size_t errlen)
 {
     struct batch_desc_reader r;
-    struct batch_file *arr = NULL, *p, f;
+    struct batch_file *arr = NULL, f;
     int count = 0, cap = 0, k;
 
     *out = NULL;
     *n = 0;
     batch_desc_reader_init(&r, text, len, name);
     while ((k = batch_desc_next_file(&r, &f, err, errlen)) > 0) {
-        p = grow(arr, count, &cap, 16, sizeof *arr);
-        if (!p) {
+        if (array_grow((void **)&arr, &cap, count + 1, 16, sizeof *arr) < 0) {
             k = fail_at(err, errlen, r.name, r.lineno, "out of memory");
             break;
         }
-        arr = p;
         arr[count++] = f;
     }
     if (k == 0 && count == 0)
@@ -189,19 +169,17 @@ int batch_desc_parse_jobs(const char *text, size_t len, const char *name, double
                           struct batch_job **out, int *n, char *err, size_t errlen)
 {
     struct batch_desc_reader r;
-    struct batch_job *arr = NULL, *p, j;
+    struct batch_job *arr = NULL, j;
     int count = 0, cap = 0, k;
 
     *out = NULL;
     *n = 0;
     batch_desc_reader_init(&r, text, len, name);
     while ((k = batch_desc_next_job(&r, default_fpops, &j, err, errlen)) > 0) {
-        p = grow(arr, count, &cap, 64, sizeof *arr);
-        if (!p) {
+        if (array_grow((void **)&arr, &cap, count + 1, 64, sizeof *arr) < 0) {
             k = fail_at(err, errlen, r.name, r.lineno, "out of memory");
             break;
         }
-        arr = p;
         arr[count++] = j;
     }
     if (k < 0) {

@@ -58,8 +58,9 @@
 #include "edf.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
+
+#include "array_grow.h"
 
 /* Arrays never grow beyond this many elements (2^28: keeps int arithmetic
  * on indexes and capacities far from overflow).  Written as a literal
@@ -77,33 +78,6 @@ static int queue_ok(const struct edf_queue *q)
 static int duration_ok(double d)
 {
     return isfinite(d) && d >= 0;
-}
-
-/*
- * Grow *arr (elements of elsize bytes, capacity *cap) to hold at least
- * need elements, doubling.  Returns 0, or -1 on overflow or allocation
- * failure (then *arr and *cap are unchanged).
- */
-static int grow(void **arr, int *cap, int need, size_t elsize)
-{
-    int ncap;
-    void *p;
-
-    if (need <= *cap)
-        return 0;
-    if (need > EDF_MAX_ELEMS)
-        return -1;
-    ncap = *cap > 0 ? *cap : 16;
-    while (ncap < need)
-        ncap = ncap > EDF_MAX_ELEMS / 2 ? EDF_MAX_ELEMS : ncap * 2;
-    if ((size_t)ncap > SIZE_MAX / elsize)
-        return -1;
-    p = realloc(*arr, (size_t)ncap * elsize);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
 }
 
 int edf_init(struct edf_queue *q, int ninstances, double start_delay)
@@ -162,7 +136,7 @@ int edf_add(struct edf_queue *q, double duration, double deadline)
         return -1;
     if (q->njobs >= EDF_MAX_ELEMS - 1)    /* room for the candidate's slot */
         return -1;
-    if (grow((void **)&q->jobs, &q->cap, q->njobs + 1, sizeof *q->jobs) < 0)
+    if (array_grow((void **)&q->jobs, &q->cap, q->njobs + 1, 16, sizeof *q->jobs) < 0)
         return -1;
     /* Appending keeps the order iff the deadline is not earlier than the
      * last one: equal deadlines belong after, by insertion order. */
@@ -225,7 +199,7 @@ static int heap_start(struct edf_queue *q)
 
     if (k > q->njobs + 1)
         k = q->njobs + 1;
-    if (grow((void **)&q->scratch, &q->scratch_cap, k, sizeof *q->scratch) < 0)
+    if (array_grow((void **)&q->scratch, &q->scratch_cap, k, 16, sizeof *q->scratch) < 0)
         return -1;
     for (i = 0; i < k; i++)
         q->scratch[i] = q->start_delay;

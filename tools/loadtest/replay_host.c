@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
+
 /* ---- templates ---- */
 
 /* Elements whose text becomes a per-host slot. */
@@ -270,22 +272,6 @@ void rh_host_free(struct rh_host *h)
     memset(h, 0, sizeof *h);
 }
 
-/* Make room for one more element in a growable array. */
-static int grow(void **arr, int n, int *cap, size_t size)
-{
-    void *q;
-    int c;
-    if (n < *cap)
-        return 0;
-    c = *cap ? *cap * 2 : 8;
-    q = realloc(*arr, (size_t)c * size);
-    if (!q)
-        return -1;
-    *arr = q;
-    *cap = c;
-    return 0;
-}
-
 static void put_reported(struct buf *b, const struct rh_host *h, const struct rh_job *j,
                          const struct rh_opts *o)
 {
@@ -385,7 +371,7 @@ int rh_build(struct rh_host *h, const struct rh_opts *o, double now, const char 
     for (i = 0; i < h->njobs; i++) {
         struct rh_job *j = &h->jobs[i];
         if (h->ndone < max && now - j->recv_time >= o->run_seconds) {
-            if (grow((void **)&h->done, h->ndone, &h->capdone, sizeof *h->done) < 0)
+            if (array_grow((void **)&h->done, &h->capdone, h->ndone + 1, 8, sizeof *h->done) < 0)
                 return -1;
             h->done[h->ndone++] = *j;
         } else {
@@ -493,7 +479,7 @@ int rh_apply(struct rh_host *h, const struct rp_reply *r, const struct rh_opts *
             continue;
         if (o->max_files > 0 && h->nfiles >= o->max_files)
             drop_file(h, 0);
-        if (grow((void **)&h->files, h->nfiles, &h->capfiles, sizeof *h->files) < 0)
+        if (array_grow((void **)&h->files, &h->capfiles, h->nfiles + 1, 8, sizeof *h->files) < 0)
             return -1;
         h->files[h->nfiles].name = strdup(f->name);
         if (!h->files[h->nfiles].name)
@@ -504,7 +490,7 @@ int rh_apply(struct rh_host *h, const struct rp_reply *r, const struct rh_opts *
         const struct rp_job *rj = &r->jobs[i];
         const struct rp_wu *wu = rp_find_wu(r, rj->wu_name);
         struct rh_job *j2;
-        if (grow((void **)&h->jobs, h->njobs, &h->capjobs, sizeof *h->jobs) < 0)
+        if (array_grow((void **)&h->jobs, &h->capjobs, h->njobs + 1, 8, sizeof *h->jobs) < 0)
             return -1;
         j2 = &h->jobs[h->njobs];
         j2->name = strdup(rj->name);
