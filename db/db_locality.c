@@ -243,7 +243,8 @@ struct stretch_ctx {
 };
 
 /* p (of *cap elements of size bytes) grown to twice as many; NULL when
- * out of memory (p is then untouched). */
+ * out of memory (p is then untouched).  Not sched/common's array_grow():
+ * db includes and links nothing of sched/ (doc/hacking.md). */
 static void *grow(void *p, int *cap, size_t size)
 {
     int n = *cap > 0 ? 2 * *cap : 64;
