@@ -436,7 +436,7 @@ int db_report_update(struct db_conn *c, int hostid, int now, const struct db_rep
         "UPDATE result r JOIN JSON_TABLE(?, '$[*]' COLUMNS ("
         "  id INT PATH '$[0]', oc INT PATH '$[1]', cs INT PATH '$[2]', es INT PATH '$[3]',"
         "  ct DOUBLE PATH '$[4]', et DOUBLE PATH '$[5]', ws DOUBLE PATH '$[6]',"
-        "  sw DOUBLE PATH '$[7]', dk DOUBLE PATH '$[8]', se VARCHAR(4096) PATH '$[9]')) j "
+        "  sw DOUBLE PATH '$[7]', dk DOUBLE PATH '$[8]', se VARBINARY(4096) PATH '$[9]')) j "
         "ON r.id = j.id "
         "JOIN workunit w ON w.id = r.workunitid "
         "SET r.server_state = 5, r.outcome = j.oc, r.client_state = j.cs, r.exit_status = j.es, "

@@ -220,6 +220,7 @@ int main(void)
         char name[256] = "";
         struct buf b;
         char *t;
+        long long tmp_disk;
         /* find a result of this host */
         {
             struct db_val p[] = { DBV_INT(hostid) };
@@ -253,7 +254,15 @@ int main(void)
                 b = nb;
             }
         }
+        /* schema 005 and 018: the report UPDATE buffers its rows in memory,
+         * never in an on-disk temporary table (a BLOB column would send it
+         * there on every report) */
+        tmp_disk = db_count(166, "SELECT VARIABLE_VALUE + ? FROM information_schema.SESSION_STATUS "
+                            "WHERE VARIABLE_NAME = 'CREATED_TMP_DISK_TABLES'", 0);
         sched_handle(&ctx, b.p, b.len, &reply, &st);
+        TAP_EQ_INT(db_count(166, "SELECT VARIABLE_VALUE + ? FROM information_schema.SESSION_STATUS "
+                            "WHERE VARIABLE_NAME = 'CREATED_TMP_DISK_TABLES'", 0), tmp_disk,
+                   "the report made no on-disk temporary table");
         TAP_EQ_STR(st.outcome, "ok", "report plus work handled");
         TAP_EQ_INT(st.results_reported, 1, "own result marked over");
         TAP_CHECK(st.jobs_sent > 0, "report plus work also got jobs (%d)", st.jobs_sent);
@@ -273,6 +282,18 @@ int main(void)
                      p, 1, col, 1, NULL, NULL, NULL, "test");
             db_commit(ctx.db);
             TAP_EQ_INT(outcome, 1, "reported result has outcome SUCCESS");
+        }
+        {
+            /* stderr_out holds the client's bytes (schema 018: VARBINARY) */
+            char err[4097] = "";
+            struct db_val p[] = { DBV_STR(name) };
+            struct db_val col[] = { DBV_BUF(err) };
+            db_query(ctx.db, 165, "SELECT stderr_out FROM result WHERE name = ?", p, 1, col, 1,
+                     NULL, NULL, NULL, "test");
+            db_commit(ctx.db);
+            TAP_CHECK(strstr(err, "<core_client_version>7.20.5</core_client_version>") != NULL &&
+                          strstr(err, "called boinc_finish(0)") != NULL,
+                      "the reported stderr_out is stored (%.40s...)", err);
         }
         /* reporting it again is idempotent: acknowledged, nothing changes */
         tu_set_elem(&b, "rpc_seqno", "3");
