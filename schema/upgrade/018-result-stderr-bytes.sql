@@ -6,10 +6,10 @@
 -- 4,096 characters of 4 bytes: 16 KB, which the server copies and clears
 -- for every row it reads or changes (the candidates read, the claim, the
 -- report).  As VARBINARY(4096) the buffer is 4 KB.  Counted with
--- callgrind on the statements of the benchmark's locality steady state
--- (doc/load-testing.md, "The row buffer of result"): the candidates read
--- 2.08 to 1.42 million instructions, the claim 1.82 to 1.56, the report
--- 2.91 to 2.37.  TEXT would be smaller still, but a row with a BLOB
+-- callgrind on the prepared statements of the benchmark's locality
+-- steady state (doc/load-testing.md, "The row buffer of result"): the
+-- candidates read 2.46 to 1.57 million instructions, the claim 1.73 to
+-- 1.56, the report 2.76 to 2.25.  TEXT would be smaller still, but a row with a BLOB
 -- sends the report UPDATE's buffered rows to an on-disk temporary table
 -- (schema 005).  The bytes are the client's, kept as they came.
 ALTER TABLE result

@@ -42,6 +42,13 @@ static long long db_count(int slot, const char *sql, int param)
     return tu_scalar(&ctx, slot, sql, param);
 }
 
+/* On-disk temporary tables this connection (the scheduler's) has made. */
+static long long tmp_disk_tables(void)
+{
+    return db_count(166, "SELECT VARIABLE_VALUE + ? FROM information_schema.SESSION_STATUS "
+                         "WHERE VARIABLE_NAME = 'CREATED_TMP_DISK_TABLES'", 0);
+}
+
 /* Statement slots of the tail test's own queries: the daemons' range,
  * which this program (the scheduler alone) never uses. */
 #define TS_SLOT 120
@@ -257,12 +264,9 @@ int main(void)
         /* schema 005 and 018: the report UPDATE buffers its rows in memory,
          * never in an on-disk temporary table (a BLOB column would send it
          * there on every report) */
-        tmp_disk = db_count(166, "SELECT VARIABLE_VALUE + ? FROM information_schema.SESSION_STATUS "
-                            "WHERE VARIABLE_NAME = 'CREATED_TMP_DISK_TABLES'", 0);
+        tmp_disk = tmp_disk_tables();
         sched_handle(&ctx, b.p, b.len, &reply, &st);
-        TAP_EQ_INT(db_count(166, "SELECT VARIABLE_VALUE + ? FROM information_schema.SESSION_STATUS "
-                            "WHERE VARIABLE_NAME = 'CREATED_TMP_DISK_TABLES'", 0), tmp_disk,
-                   "the report made no on-disk temporary table");
+        TAP_EQ_INT(tmp_disk_tables(), tmp_disk, "the report made no on-disk temporary table");
         TAP_EQ_STR(st.outcome, "ok", "report plus work handled");
         TAP_EQ_INT(st.results_reported, 1, "own result marked over");
         TAP_CHECK(st.jobs_sent > 0, "report plus work also got jobs (%d)", st.jobs_sent);
