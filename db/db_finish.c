@@ -93,7 +93,7 @@ int db_fl_host_speeds(struct db_conn *c, int since, int limit,
     static const char sql[] =
         "SELECT p_fpops, p_ncpus, on_frac, active_frac, "
         "EXISTS (SELECT 1 FROM result r WHERE r.hostid = h.id AND r.server_state = 4) "
-        "FROM host h WHERE rpc_time >= ? ORDER BY rpc_time DESC LIMIT ?";
+        "FROM host h WHERE rpc_time >= ? ORDER BY rpc_time DESC, id DESC LIMIT ?";
     struct speeds_ctx x;
     struct db_val p[] = { DBV_INT(since), DBV_INT(limit) };
     struct db_val cols[] = { DBV_DBL(x.p_fpops), DBV_INT(x.p_ncpus), DBV_DBL(x.on_frac),

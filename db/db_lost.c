@@ -35,7 +35,7 @@ int db_lost_hosts_list(struct db_conn *c, const struct db_lost_limits *l, int mo
         "AND MOD(h.id, ?) = ? "
         "AND EXISTS (SELECT 1 FROM result r FORCE INDEX (ind_res_host_state) "
         "            WHERE r.hostid = h.id AND r.server_state = 4 AND r.report_deadline >= ?) "
-        "ORDER BY h.rpc_time LIMIT ?";
+        "ORDER BY h.rpc_time, h.id LIMIT ?";
     struct lost_ids_ctx x;
     struct db_lost_limits v = *l;
     int newest = v.now - v.min_silence;

@@ -593,7 +593,7 @@ int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int first
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
         "WHERE r.cursor_id = ? AND r.server_state = 2 AND r.job_num BETWEEN ? AND ? "
         "  AND o.id IS NULL "
-        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+        "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(first_job),
                                DBV_INT(last_job), DBV_INT(limit) };
     char what[96];
@@ -611,7 +611,7 @@ int db_candidates_cursor_top(struct db_conn *c, int cursor_id, int userid, int l
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
         "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL "
-        "ORDER BY r.job_num DESC LIMIT ? FOR UPDATE SKIP LOCKED";
+        "ORDER BY r.job_num DESC, r.id DESC LIMIT ? FOR UPDATE SKIP LOCKED";
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(limit) };
     char what[80];
     snprintf(what, sizeof what, "select the last unsent results of [cursor#%d]", cursor_id);
@@ -631,7 +631,7 @@ int db_candidates_files(struct db_conn *c, int cursor_id, int userid, const int 
         "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL AND w.nfiles > 0 "
         "  AND JSON_CONTAINS(?, CAST(w.first_file_num AS CHAR)) "
         "  AND JSON_CONTAINS(?, CAST(w.first_file_num + w.nfiles - 1 AS CHAR)) "
-        "ORDER BY r.job_num LIMIT ? FOR UPDATE SKIP LOCKED";
+        "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
     struct jbuf b = { 0 };
     char what[96];
     int i, r;

@@ -56,7 +56,7 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "       (c.first_ungenerated_job_num <= c.last_job_num OR EXISTS ("
         "        SELECT 1 FROM result u FORCE INDEX (ind_res_cursor_unsent) "
         "        WHERE u.cursor_id = c.id AND u.server_state = 2)))) "
-        "ORDER BY r.report_deadline LIMIT ?";
+        "ORDER BY r.report_deadline, r.id LIMIT ?";
     struct tail_ctx x;
     struct jbuf b = { 0 };
     int i, r;
