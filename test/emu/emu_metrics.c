@@ -1,10 +1,11 @@
 /*
- * emu_metrics.c - idleness, waste, share violation, monotony
- * (emu_metrics.h).
+ * emu_metrics.c - idleness, waste, share violation, monotony, the
+ * one-range bound on hosts per file (emu_metrics.h).
  */
 #include "emu_metrics.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double clamp01(double x)
@@ -142,4 +143,99 @@ double emu_timeline_idle_share(const struct emu_timeline *tl, double from, doubl
         idle += tl->idle[k] * part;
     }
     return total > 0 ? idle / total : 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Add (delta 1) or take away (-1) job j's files in the window's counts;
+ * *distinct follows the files with a count above 0. */
+static void window_move(int *count, int lo, const int *first, const int *nfiles, int j,
+                        int delta, long *distinct)
+{
+    int f;
+    for (f = first[j]; f < first[j] + nfiles[j]; f++) {
+        int *c = &count[f - lo];
+        if (delta > 0 && (*c)++ == 0)
+            (*distinct)++;
+        else if (delta < 0 && --(*c) == 0)
+            (*distinct)--;
+    }
+}
+
+/* Files read by k consecutive jobs (1 <= k <= njobs), summed over the
+ * njobs - k + 1 places where they can start: one window slid over the
+ * jobs.  count[] has room for every file, from lo, and is left zeroed. */
+static double window_files(int *count, int lo, const int *first, const int *nfiles, int njobs,
+                           int k)
+{
+    long distinct = 0;
+    double total;
+    int j;
+    for (j = 0; j < k; j++)
+        window_move(count, lo, first, nfiles, j, 1, &distinct);
+    total = (double)distinct;
+    for (j = k; j < njobs; j++) {
+        window_move(count, lo, first, nfiles, j - k, -1, &distinct);
+        window_move(count, lo, first, nfiles, j, 1, &distinct);
+        total += (double)distinct;
+    }
+    for (j = njobs - k; j < njobs; j++)
+        window_move(count, lo, first, nfiles, j, -1, &distinct);
+    return total;
+}
+
+double emu_range_bound(const int *first, const int *nfiles, int njobs, const int *host_jobs,
+                       int nhosts)
+{
+    int lo = 0, hi = -1, j, h, end, *count = NULL, *sorted = NULL;
+    long files = 0;
+    double sum = 0;
+
+    for (h = 0; h < nhosts; h++)
+        if (host_jobs[h] < 0)
+            return -1;
+    for (j = 0; j < njobs; j++) {
+        if (nfiles[j] <= 0)
+            continue;
+        if (hi < lo || first[j] < lo)
+            lo = first[j];
+        if (first[j] + nfiles[j] - 1 > hi)
+            hi = first[j] + nfiles[j] - 1;
+    }
+    if (hi < lo)
+        return 0;
+    count = calloc((size_t)(hi - lo + 1), sizeof *count);
+    sorted = malloc(sizeof *sorted * (size_t)(nhosts > 0 ? nhosts : 1));
+    if (!count || !sorted) {
+        free(count);
+        free(sorted);
+        return -1;
+    }
+    /* the files the batch reads: one window over all its jobs */
+    for (j = 0; j < njobs; j++)
+        window_move(count, lo, first, nfiles, j, 1, &files);
+    memset(count, 0, sizeof *count * (size_t)(hi - lo + 1));
+    /* each distinct range length once, times the hosts of that length */
+    memcpy(sorted, host_jobs, sizeof *sorted * (size_t)nhosts);
+    qsort(sorted, (size_t)nhosts, sizeof *sorted, cmp_int);
+    for (h = 0; h < nhosts; h = end) {
+        int k = sorted[h];
+        double mean;
+        for (end = h; end < nhosts && sorted[end] == k; end++)
+            ;
+        if (k == 0)
+            mean = 0;
+        else if (k > njobs)
+            mean = (double)files;
+        else
+            mean = window_files(count, lo, first, nfiles, njobs, k) / (njobs - k + 1);
+        sum += mean * (end - h);
+    }
+    free(count);
+    free(sorted);
+    return sum / (double)files;
 }

@@ -20,6 +20,12 @@
  *                     project waits long; X = 1 is round-robin on one CPU.
  * Each is in [0, 1].
  *
+ * The one-range bound on hosts per file (emu_range_bound): hosts per
+ * file if each host had been sent one contiguous range of the batch's
+ * jobs, in job order, of as many jobs as it was sent; a lower bound, in
+ * the mean over where such ranges can start, for any policy that gives
+ * each host that many jobs (doc/emulator.md, "How far 1.5 R is").
+ *
  * Idleness over time (struct emu_timeline): the flops available and
  * left idle in each hour of a run, so that a run's idleness can be split
  * into the start of a batch, its middle and its tail.
@@ -41,6 +47,19 @@ struct emu_metrics {
 };
 
 void emu_metrics_init(struct emu_metrics *m);
+
+/*
+ * The one-range bound.  Job j (in job order) reads files first[j] ..
+ * first[j] + nfiles[j] - 1, as a workunit does; host h was sent
+ * host_jobs[h] of the jobs.  A range of k jobs reads the files of those
+ * k jobs; its count is averaged over the njobs - k + 1 places where the
+ * range can start (every file the batch reads when k > njobs, none when
+ * k = 0).  Returns the sum of those counts over the hosts divided by the
+ * files the batch reads (0 when it reads none), or -1 when a count is
+ * negative or memory runs out.
+ */
+double emu_range_bound(const int *first, const int *nfiles, int njobs, const int *host_jobs,
+                       int nhosts);
 
 /* Hours of a run kept one by one; later hours add to the last slot. */
 #define EMU_TIMELINE_SLOTS 2400

@@ -88,6 +88,60 @@ static void test_metrics(void)
               "waiting projects: monotony in (0, 1)");
 }
 
+/* The one-range bound, on batches small enough to count by hand. */
+static void test_range_bound(void)
+{
+    /* replication 1: four jobs of one file each, two jobs per file */
+    static const int first1[] = { 0, 0, 1, 1 }, one[] = { 1, 1, 1, 1 };
+    /* neighbouring jobs share a file: job j reads files j and j + 1 */
+    static const int first2[] = { 0, 1, 2, 3 }, two[] = { 2, 2, 2, 2 };
+    /* files 10 and 12: the numbers need not start at 0 nor follow on */
+    static const int first3[] = { 10, 12 };
+    int h[4];
+
+    /* 2 jobs: 3 places, reading 1, 2 and 1 files: 4/3 each, over 2 files */
+    h[0] = 2, h[1] = 2;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 2), 4.0 / 3, 1e-12,
+               "R 1, two hosts of 2 jobs: ranges straddle a file boundary a third of the time");
+    h[2] = 0;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 3), 4.0 / 3, 1e-12,
+               "a host with no job adds nothing");
+    h[0] = 4;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 1), 1, 1e-12,
+               "one host of every job: one host per file");
+    h[0] = 9;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 1), 1, 1e-12,
+               "more jobs than the batch has: every file once");
+    /* replication 2: 8 results of 4 jobs */
+    h[0] = h[1] = 4;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 2), 2, 1e-12,
+               "R 2, two hosts of every job: R hosts per file");
+    h[0] = h[1] = h[2] = h[3] = 2;
+    TAP_EQ_DBL(emu_range_bound(first1, one, 4, h, 4), 8.0 / 3, 1e-12,
+               "R 2, four hosts of 2 jobs: 4 x 4/3 over 2 files");
+    /* shared files: 5 files; 1 job reads 2, any 2 consecutive read 3,
+     * any 3 read 4 */
+    h[0] = h[1] = h[2] = h[3] = 1;
+    TAP_EQ_DBL(emu_range_bound(first2, two, 4, h, 4), 8.0 / 5, 1e-12,
+               "shared files, a job a host: 4 x 2 over 5 files");
+    h[0] = h[1] = 2;
+    TAP_EQ_DBL(emu_range_bound(first2, two, 4, h, 2), 6.0 / 5, 1e-12,
+               "shared files, two hosts of 2 jobs: 2 x 3 over 5");
+    h[0] = 3, h[1] = 1;
+    TAP_EQ_DBL(emu_range_bound(first2, two, 4, h, 2), 6.0 / 5, 1e-12,
+               "shared files, 3 jobs and 1 job: (4 + 2) / 5");
+    h[0] = 1;
+    TAP_EQ_DBL(emu_range_bound(first3, one, 2, h, 1), 0.5, 1e-12,
+               "files 10 and 12: one job reads one of 2 files");
+    h[0] = 2;
+    TAP_EQ_DBL(emu_range_bound(first3, one, 2, h, 1), 1, 1e-12,
+               "files 10 and 12: both jobs read both files, 11 is not one");
+    TAP_EQ_DBL(emu_range_bound(first3, one, 0, h, 1), 0, 1e-12, "no job: 0");
+    TAP_EQ_DBL(emu_range_bound(first3, one, 2, h, 0), 0, 1e-12, "no host: 0");
+    h[0] = -1;
+    TAP_EQ_DBL(emu_range_bound(first3, one, 2, h, 1), -1, 1e-12, "a negative count: -1");
+}
+
 static void test_rng(void)
 {
     struct emu_rng r;
@@ -259,6 +313,7 @@ int main(void)
 {
     test_rrsim();
     test_metrics();
+    test_range_bound();
     test_timeline();
     test_rng();
     test_client();
