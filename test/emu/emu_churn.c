@@ -71,6 +71,7 @@ struct point_figures {
     double ratio_med, ratio_max;   /* INFINITY when a run did not finish */
     double extra_med, extra_max;   /* extra flops / needed, finished runs */
     double idle_med, hpf_med, lost_med;
+    double hpf_mean, bound_mean;   /* hosts per file and the one-range bound, means */
     double wall;
 };
 
@@ -105,6 +106,8 @@ static int run_point(const struct emu_cli *cli, double life, int rep, int locali
         ratio[f->runs] = o.batch_done ? o.makespan_ratio : INFINITY;
         idle[f->runs] = o.idleness;
         hpf[f->runs] = o.hosts_per_file;
+        f->hpf_mean += o.hosts_per_file;
+        f->bound_mean += o.range_bound;
         lost[f->runs] = o.work_flops > 0 ? o.lost_flops / o.work_flops : 0;
         if (o.batch_done && o.work_flops > 0)
             /* rounding leaves a few flops either side of 0 */
@@ -113,12 +116,13 @@ static int run_point(const struct emu_cli *cli, double life, int rep, int locali
         f->runs++;
         f->done += o.batch_done;
         f->wall += o.wall_secs;
-        fprintf(runs, "%g %d %s %llu %d %.4f %.3f %.3f %.5f %.5f %.3f %.5f %ld %ld %.1f %.5f %.5f\n", life,
+        fprintf(runs, "%g %d %s %llu %d %.4f %.3f %.3f %.5f %.5f %.3f %.5f %ld %ld %.1f %.5f %.5f "
+                      "%.3f\n", life,
                 rep, locality ? "locality" : "plain", (unsigned long long)sc.seed, o.batch_done,
                 o.batch_done ? o.makespan_ratio : -1, o.makespan / 3600, o.ideal / 3600,
                 o.batch_done ? o.extra_flops / o.work_flops : -1, o.idleness, o.hosts_per_file,
                 o.work_flops > 0 ? o.lost_flops / o.work_flops : 0, o.departures,
-                o.no_work_replies, o.wall_secs, o.idle_head, o.idle_tail);
+                o.no_work_replies, o.wall_secs, o.idle_head, o.idle_tail, o.range_bound);
         fflush(runs);
     }
     f->ratio_max = worst(ratio, f->runs);
@@ -128,6 +132,10 @@ static int run_point(const struct emu_cli *cli, double life, int rep, int locali
     f->idle_med = median(idle, f->runs);
     f->hpf_med = median(hpf, f->runs);
     f->lost_med = median(lost, f->runs);
+    if (f->runs > 0) {
+        f->hpf_mean /= f->runs;
+        f->bound_mean /= f->runs;
+    }
     return failed;
 }
 
@@ -183,16 +191,18 @@ int emu_exp_churn(struct emu_cli *cli)
            cli->sc.delay_bound / 86400.0, cli->seeds, (unsigned long long)cli->sc.seed);
     fprintf(runs, "# churn experiment, one line per run\n# life_days replication dispatch seed "
                   "done ratio makespan_h ideal_h extra_frac idleness hosts_per_file lost_frac "
-                  "departures no_work_replies wall_s idle_head idle_tail\n"
+                  "departures no_work_replies wall_s idle_head idle_tail range_bound\n"
                   "# (idle_head, idle_tail: the part of idleness in the batch's first 10%% and "
-                  "last 20%% of its makespan)\n");
+                  "last 20%% of its makespan; range_bound: hosts per file if each host had been "
+                  "sent one contiguous range of as many jobs)\n");
     fprintf(dat, "# churn experiment, one line per point (ratio: makespan / ideal; extra: "
                  "flops computed beyond the batch's needs, not counting work lost with "
                  "departing hosts, / needed)\n# label life_days replication dispatch runs done "
                  "ratio_median ratio_worst extra_median extra_worst idle_median "
-                 "hosts_per_file_median lost_median\n");
-    printf("%-5s %3s %-8s %5s | %7s %7s | %7s %7s | %6s %9s %7s | %6s\n", "life", "R", "dispatch",
-           "done", "ratio", "worst", "extra%", "worst%", "idle", "hosts/file", "lost%", "wall s");
+                 "hosts_per_file_median lost_median hosts_per_file_mean range_bound_mean\n");
+    printf("%-5s %3s %-8s %5s | %7s %7s | %7s %7s | %6s %9s %6s %7s | %6s\n", "life", "R",
+           "dispatch", "done", "ratio", "worst", "extra%", "worst%", "idle", "hosts/file",
+           "bound", "lost%", "wall s");
     for (d = 0; d < 2; d++) {
         int locality = d == 0;
         if ((locality && !do_loc) || (!locality && !do_plain))
@@ -210,14 +220,15 @@ int emu_exp_churn(struct emu_cli *cli)
                     snprintf(label, sizeof label, "%gd", lives[i]);
                 else
                     snprintf(label, sizeof label, "none");
-                printf("%-5s %3d %-8s %2d/%-2d | %7.3f %7.3f | %7.2f %7.2f | %6.3f %9.2f %7.2f | "
-                       "%6.0f\n", label, (int)reps[k], locality ? "locality" : "plain", f.done,
-                       f.runs, f.ratio_med, f.ratio_max, 100 * f.extra_med, 100 * f.extra_max,
-                       f.idle_med, f.hpf_med, 100 * f.lost_med, f.wall);
-                fprintf(dat, "%s %g %d %s %d %d %.4f %.4f %.5f %.5f %.5f %.3f %.5f\n", label,
-                        lives[i], (int)reps[k], locality ? "locality" : "plain", f.runs, f.done,
-                        f.ratio_med, f.ratio_max, f.extra_med, f.extra_max, f.idle_med,
-                        f.hpf_med, f.lost_med);
+                printf("%-5s %3d %-8s %2d/%-2d | %7.3f %7.3f | %7.2f %7.2f | %6.3f %9.2f %6.2f "
+                       "%7.2f | %6.0f\n", label, (int)reps[k], locality ? "locality" : "plain",
+                       f.done, f.runs, f.ratio_med, f.ratio_max, 100 * f.extra_med,
+                       100 * f.extra_max, f.idle_med, f.hpf_med, f.bound_mean, 100 * f.lost_med,
+                       f.wall);
+                fprintf(dat, "%s %g %d %s %d %d %.4f %.4f %.5f %.5f %.5f %.3f %.5f %.3f %.3f\n",
+                        label, lives[i], (int)reps[k], locality ? "locality" : "plain", f.runs,
+                        f.done, f.ratio_med, f.ratio_max, f.extra_med, f.extra_max, f.idle_med,
+                        f.hpf_med, f.lost_med, f.hpf_mean, f.bound_mean);
                 fflush(stdout);
                 fflush(dat);
             }

@@ -293,9 +293,9 @@ int emu_exp_locality(struct emu_cli *cli)
            cli->sc.nhosts, cli->sc.njobs, cli->sc.nfiles, cli->sc.files_per_job,
            cli->sc.file_bytes / 1e6, cli->sc.replication, cli->sc.team_min, cli->sc.team_max);
     fprintf(dat, "# locality experiment: config hosts_per_file MB_per_job makespan_h ideal_h "
-                 "ratio rpcs_per_job idleness waste done\n");
-    printf("%-13s %9s %9s %11s %8s %6s %9s %8s %7s %5s\n", "dispatch", "hosts/file", "MB/job",
-           "makespan h", "ideal h", "ratio", "RPCs/job", "idle", "waste", "done");
+                 "ratio rpcs_per_job idleness waste done range_bound\n");
+    printf("%-13s %9s %6s %9s %11s %8s %6s %9s %8s %7s %5s\n", "dispatch", "hosts/file", "bound",
+           "MB/job", "makespan h", "ideal h", "ratio", "RPCs/job", "idle", "waste", "done");
     for (i = 0; i < n; i++) {
         struct emu_scenario sc = cli->sc;
         k = (int)x[i];
@@ -309,14 +309,15 @@ int emu_exp_locality(struct emu_cli *cli)
             failed = 1;
             memset(&o[k], 0, sizeof o[k]);
         }
-        printf("%-13s %9.2f %9.2f %11.2f %8.2f %6.3f %9.2f %8.4f %7.4f %5s\n", names[k],
-               o[k].hosts_per_file, o[k].bytes_per_job / 1e6, o[k].makespan / 3600,
+        printf("%-13s %9.2f %6.2f %9.2f %11.2f %8.2f %6.3f %9.2f %8.4f %7.4f %5s\n", names[k],
+               o[k].hosts_per_file, o[k].range_bound, o[k].bytes_per_job / 1e6,
+               o[k].makespan / 3600,
                o[k].ideal / 3600, o[k].makespan_ratio, o[k].rpcs_per_job, o[k].idleness,
                o[k].waste, o[k].batch_done ? "yes" : "no");
-        fprintf(dat, "%s %.3f %.3f %.3f %.3f %.4f %.3f %.5f %.5f %d\n", names[k],
+        fprintf(dat, "%s %.3f %.3f %.3f %.3f %.4f %.3f %.5f %.5f %d %.3f\n", names[k],
                 o[k].hosts_per_file, o[k].bytes_per_job / 1e6, o[k].makespan / 3600,
                 o[k].ideal / 3600, o[k].makespan_ratio, o[k].rpcs_per_job, o[k].idleness,
-                o[k].waste, o[k].batch_done);
+                o[k].waste, o[k].batch_done, o[k].range_bound);
         fflush(stdout);
     }
     fclose(dat);

@@ -473,7 +473,7 @@ long emu_server_daemon(struct emu_server *s, enum emu_daemon which)
     return n;
 }
 
-/* ---- read-outs (slots 140..146) ---- */
+/* ---- read-outs (slots 140..144, 154, 155) ---- */
 
 static int query_ll(struct emu_server *s, int slot, const char *sql, int batch_id,
                     long long *cols, int ncols)
@@ -541,6 +541,94 @@ int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db 
     o->state = (int)k[0];
     o->ncursors = (int)k[1];
     return 0;
+}
+
+/* Room in *v (of *cap ints) for index n.  Returns 0 or -1. */
+static int grow_ints(int **v, int *cap, int n)
+{
+    if (n >= *cap) {
+        int c = *cap ? *cap * 2 : 1024;
+        int *p = realloc(*v, sizeof *p * (size_t)c);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    return 0;
+}
+
+struct work_row {
+    struct emu_batch_work *w;
+    int first, nfiles, count;
+    int oom;
+};
+
+static int job_row(void *ctx)
+{
+    struct work_row *r = ctx;
+    struct emu_batch_work *w = r->w;
+    if (w->njobs >= w->cap_jobs) {
+        int cap = w->cap_jobs;
+        if (grow_ints(&w->first_file, &cap, w->njobs) < 0 ||
+            grow_ints(&w->nfiles, &w->cap_jobs, w->njobs) < 0) {
+            r->oom = 1;
+            return DB_ERR;
+        }
+    }
+    w->first_file[w->njobs] = r->first;
+    w->nfiles[w->njobs++] = r->nfiles;
+    return 0;
+}
+
+static int host_row(void *ctx)
+{
+    struct work_row *r = ctx;
+    struct emu_batch_work *w = r->w;
+    if (grow_ints(&w->host_jobs, &w->cap_hosts, w->nhosts) < 0) {
+        r->oom = 1;
+        return DB_ERR;
+    }
+    w->host_jobs[w->nhosts++] = r->count;
+    return 0;
+}
+
+int emu_server_batch_work(struct emu_server *s, int batch_id, struct emu_batch_work *w,
+                          char *err, size_t errlen)
+{
+    struct work_row r;
+    struct db_val p[] = { DBV_INT(batch_id) };
+    struct db_val jc[] = { DBV_INT(r.first), DBV_INT(r.nfiles) };
+    struct db_val hc[] = { DBV_INT(r.count) };
+    int rc;
+
+    memset(w, 0, sizeof *w);
+    memset(&r, 0, sizeof r);
+    r.w = w;
+    rc = db_query(s->ctx.db, 154,
+                  "SELECT first_file_num, nfiles FROM workunit WHERE batch = ? "
+                  "ORDER BY job_num, id",
+                  p, 1, jc, 2, job_row, &r, NULL, "emulator read-out: the batch's jobs");
+    if (rc == DB_OK)
+        rc = db_query(s->ctx.db, 155,
+                      "SELECT COUNT(DISTINCT r.workunitid) FROM workunit w JOIN result r "
+                      "ON r.workunitid = w.id WHERE w.batch = ? AND r.hostid > 0 "
+                      "GROUP BY r.hostid ORDER BY r.hostid",
+                      p, 1, hc, 1, host_row, &r, NULL, "emulator read-out: jobs per host");
+    db_commit(s->ctx.db);
+    if (rc != DB_OK) {
+        emu_batch_work_free(w);
+        return fail(err, errlen, "[batch#%d] jobs per host: %s", batch_id,
+                    r.oom ? "out of memory" : db_error(s->ctx.db));
+    }
+    return 0;
+}
+
+void emu_batch_work_free(struct emu_batch_work *w)
+{
+    free(w->first_file);
+    free(w->nfiles);
+    free(w->host_jobs);
+    memset(w, 0, sizeof *w);
 }
 
 int emu_server_batch_state(struct emu_server *s, int batch_id)

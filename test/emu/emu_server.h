@@ -10,7 +10,7 @@
  * are served), closes their results in progress and takes their
  * workunits off the transitioner's list.  Batches are made by the real tools/create_batch (found
  * in $top_builddir or $LOCSCHED_BUILD_DIR).  Statements of its own use
- * slots 140..153 of its connection.
+ * slots 140..155 of its connection.
  */
 #ifndef LOCSCHED_EMU_SERVER_H
 #define LOCSCHED_EMU_SERVER_H
@@ -108,6 +108,25 @@ struct emu_batch_db {
 
 int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db *out, char *err,
                         size_t errlen);
+
+/*
+ * What a batch's jobs read and how many of them each host was sent, for
+ * the one-range bound (emu_metrics.h): the workunits' first file and
+ * file count in job order, and per host the distinct workunits of the
+ * batch with a result sent to it (hostid set, whatever became of the
+ * result), as test/emu/range_bound counts them.  Arrays are malloc'd;
+ * emu_batch_work_free frees them.
+ */
+struct emu_batch_work {
+    int njobs, nhosts;
+    int *first_file, *nfiles;      /* per job, in job order */
+    int *host_jobs;                /* per host that was sent a job */
+    int cap_jobs, cap_hosts;
+};
+
+int emu_server_batch_work(struct emu_server *s, int batch_id, struct emu_batch_work *out,
+                          char *err, size_t errlen);
+void emu_batch_work_free(struct emu_batch_work *w);
 
 /* The state of a batch (BS_*), or -1 on error. */
 int emu_server_batch_state(struct emu_server *s, int batch_id);

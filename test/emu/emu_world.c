@@ -728,6 +728,18 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
     }
     if (emu_server_batch_db(&w.srv, out->batch_id, &out->db, err, errlen) < 0)
         goto done;
+    {
+        struct emu_batch_work bw;
+        if (emu_server_batch_work(&w.srv, out->batch_id, &bw, err, errlen) < 0)
+            goto done;
+        out->range_bound = emu_range_bound(bw.first_file, bw.nfiles, bw.njobs, bw.host_jobs,
+                                           bw.nhosts);
+        emu_batch_work_free(&bw);
+        if (out->range_bound < 0) {
+            snprintf(err, errlen, "out of memory");
+            goto done;
+        }
+    }
     if (out->db.workunits > 0)
         out->bytes_per_job = out->bytes_total / (double)out->db.workunits;
     if (out->db.wu_finished > 0)
@@ -787,8 +799,9 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
     printf("  RPCs %ld (%ld failed, %ld work requests answered without a job, %.2f per job), "
            "stub RPCs %ld, SQL statements %lu\n", o->rpcs, o->rpcs_failed, o->no_work_replies,
            o->rpcs_per_job, o->rpcs_stub, o->statements);
-    printf("  files %ld: %.2f hosts per file, %.0f bytes per job, %ld sticky files deleted\n",
-           o->files_used, o->hosts_per_file, o->bytes_per_job, o->deletes);
+    printf("  files %ld: %.2f hosts per file (one range per host: %.2f), %.0f bytes per job, "
+           "%ld sticky files deleted\n", o->files_used, o->hosts_per_file, o->range_bound,
+           o->bytes_per_job, o->deletes);
     printf("  batch: %lld workunits, %lld finished, %lld unsent / %lld in progress results, "
            "%lld backups, %lld on hosts presumed gone, state %d%s", o->db.workunits,
            o->db.wu_finished, o->db.unsent, o->db.in_progress, o->db.backups, o->db.host_lost,

@@ -90,6 +90,8 @@ struct emu_outcome {
     /* locality */
     long files_used;               /* distinct input files sent */
     double hosts_per_file;
+    double range_bound;            /* hosts per file if each host had been sent one
+                                    * contiguous range of as many jobs (emu_metrics.h) */
     double bytes_per_job;
     double bytes_total;
     /* the batch */

@@ -113,6 +113,9 @@ int main(void)
         TAP_CHECK(o.db.ncursors > 1, "the batch was cut into %d cursors", o.db.ncursors);
         TAP_CHECK(o.files_used == sc.nfiles, "every input file was sent (%ld)", o.files_used);
         TAP_CHECK(o.hosts_per_file >= 1, "hosts per file %.2f", o.hosts_per_file);
+        TAP_CHECK(o.range_bound > 0 && o.range_bound <= o.hosts_per_file,
+                  "one range per host gives %.2f hosts per file, no more than as run",
+                  o.range_bound);
         TAP_CHECK(o.rpcs_stub > 0, "the hosts also worked for the stub project (%ld RPCs)",
                   o.rpcs_stub);
         TAP_CHECK(o.makespan_ratio >= 1, "makespan %.1f h is no shorter than the ideal %.1f h",
