@@ -2,13 +2,16 @@
  * emu_main.c - the host-population emulator's command: one run with any
  * scenario ("run"), or one of the experiments (emu_exp.h).  Runs against
  * the private database of a sandbox: start one and eval its environment
- * first (test/emu/run_experiment does both).
+ * first (test/emu/run_experiment does both).  "range-bound" needs no
+ * database: it reads a batch's shape from standard input
+ * (test/emu/range_bound feeds it from any locsched database).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu_exp.h"
+#include "emu_metrics.h"
 #include "emu_opts.h"
 #include "emu_world.h"
 #include "sched_request.h"
@@ -17,6 +20,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: emu run|ws|slack|locality|churn [options]\n"
+            "       emu range-bound <JOBS_AND_HOSTS\n"
             "\n"
             "The locsched host-population emulator: simulated hosts and clients against the\n"
             "real scheduler, daemons and database of a sandbox ($LOCSCHED_CONFIG), on a\n"
@@ -32,9 +36,73 @@ static void usage(FILE *out)
             "            (--points, days; 0: no churn) x replication (--reps) x dispatch\n"
             "            (--dispatch locality|plain|both); --jobs is the batch at\n"
             "            replication 1 (N / R jobs at R)\n"
+            "  range-bound  hosts per file if each host had been sent one contiguous\n"
+            "            range of as many jobs as it was (emu_metrics.h), of a batch read\n"
+            "            from standard input: a line \"j FIRST NFILES\" per job in job order,\n"
+            "            a line \"h NJOBS\" per host; prints the figure\n"
             "\n"
             "Options (each experiment sets its own defaults first):\n");
     emu_opts_usage(out);
+}
+
+/* Room in *v (of *cap ints) for index n.  Returns 0 or -1. */
+static int grow(int **v, int *cap, int n)
+{
+    if (n >= *cap) {
+        int c = *cap ? *cap * 2 : 1024;
+        int *p = realloc(*v, sizeof *p * (size_t)c);
+        if (!p)
+            return -1;
+        *v = p;
+        *cap = c;
+    }
+    return 0;
+}
+
+/* "emu range-bound": the batch's jobs and the hosts' job counts from in,
+ * the bound to standard output.  Returns the exit status. */
+static int range_bound_cmd(FILE *in)
+{
+    int *first = NULL, *nfiles = NULL, *hosts = NULL;
+    int njobs = 0, nhosts = 0, cap_first = 0, cap_nfiles = 0, cap_hosts = 0, line = 0, rc = 1;
+    char buf[256];
+    double bound;
+
+    while (fgets(buf, sizeof buf, in)) {
+        int a, b;
+        line++;
+        if (sscanf(buf, "j %d %d", &a, &b) == 2 && a >= 0 && b >= 0) {
+            if (grow(&first, &cap_first, njobs) < 0 || grow(&nfiles, &cap_nfiles, njobs) < 0)
+                goto oom;
+            first[njobs] = a;
+            nfiles[njobs++] = b;
+        } else if (sscanf(buf, "h %d", &a) == 1 && a >= 0) {
+            if (grow(&hosts, &cap_hosts, nhosts) < 0)
+                goto oom;
+            hosts[nhosts++] = a;
+        } else if (buf[strspn(buf, " \t\r\n")] != '\0') {
+            fprintf(stderr, "emu range-bound: line %d is neither \"j FIRST NFILES\" nor "
+                            "\"h NJOBS\": %s", line, buf);
+            goto done;
+        }
+    }
+    if (ferror(in)) {
+        fprintf(stderr, "emu range-bound: reading standard input failed\n");
+        goto done;
+    }
+    bound = emu_range_bound(first, nfiles, njobs, hosts, nhosts);
+    if (bound < 0)
+        goto oom;
+    printf("%.6f\n", bound);
+    rc = 0;
+    goto done;
+oom:
+    fprintf(stderr, "emu range-bound: out of memory (%d jobs, %d hosts)\n", njobs, nhosts);
+done:
+    free(first);
+    free(nfiles);
+    free(hosts);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -48,6 +116,8 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     cmd = argv[1];
+    if (strcmp(cmd, "range-bound") == 0)
+        return argc == 2 ? range_bound_cmd(stdin) : (usage(stderr), 2);
     memset(&cli, 0, sizeof cli);
     emu_scenario_defaults(&cli.sc);
     cli.out_dir = ".";
