@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "emu_exp.h"
 #include "emu_metrics.h"
 #include "emu_opts.h"
@@ -45,20 +46,6 @@ static void usage(FILE *out)
     emu_opts_usage(out);
 }
 
-/* Room in *v (of *cap ints) for index n.  Returns 0 or -1. */
-static int grow(int **v, int *cap, int n)
-{
-    if (n >= *cap) {
-        int c = *cap ? *cap * 2 : 1024;
-        int *p = realloc(*v, sizeof *p * (size_t)c);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
-    return 0;
-}
-
 /* "emu range-bound": the batch's jobs and the hosts' job counts from in,
  * the bound to standard output.  Returns the exit status. */
 static int range_bound_cmd(FILE *in)
@@ -72,12 +59,13 @@ static int range_bound_cmd(FILE *in)
         int a, b;
         line++;
         if (sscanf(buf, "j %d %d", &a, &b) == 2 && a >= 0 && b >= 0) {
-            if (grow(&first, &cap_first, njobs) < 0 || grow(&nfiles, &cap_nfiles, njobs) < 0)
+            if (array_grow((void **)&first, &cap_first, njobs + 1, 1024, sizeof *first) < 0 ||
+                array_grow((void **)&nfiles, &cap_nfiles, njobs + 1, 1024, sizeof *nfiles) < 0)
                 goto oom;
             first[njobs] = a;
             nfiles[njobs++] = b;
         } else if (sscanf(buf, "h %d", &a) == 1 && a >= 0) {
-            if (grow(&hosts, &cap_hosts, nhosts) < 0)
+            if (array_grow((void **)&hosts, &cap_hosts, nhosts + 1, 256, sizeof *hosts) < 0)
                 goto oom;
             hosts[nhosts++] = a;
         } else if (buf[strspn(buf, " \t\r\n")] != '\0') {

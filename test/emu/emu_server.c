@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 
+#include "array_grow.h"
 #include "buf.h"
 #include "daemon_passes.h"
 #include "db_admin.h"
@@ -543,23 +544,10 @@ int emu_server_batch_db(struct emu_server *s, int batch_id, struct emu_batch_db 
     return 0;
 }
 
-/* Room in *v (of *cap ints) for index n.  Returns 0 or -1. */
-static int grow_ints(int **v, int *cap, int n)
-{
-    if (n >= *cap) {
-        int c = *cap ? *cap * 2 : 1024;
-        int *p = realloc(*v, sizeof *p * (size_t)c);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = c;
-    }
-    return 0;
-}
-
 struct work_row {
     struct emu_batch_work *w;
     int first, nfiles, count;
+    int cap_first, cap_nfiles, cap_hosts;
     int oom;
 };
 
@@ -567,13 +555,12 @@ static int job_row(void *ctx)
 {
     struct work_row *r = ctx;
     struct emu_batch_work *w = r->w;
-    if (w->njobs >= w->cap_jobs) {
-        int cap = w->cap_jobs;
-        if (grow_ints(&w->first_file, &cap, w->njobs) < 0 ||
-            grow_ints(&w->nfiles, &w->cap_jobs, w->njobs) < 0) {
-            r->oom = 1;
-            return DB_ERR;
-        }
+    if (array_grow((void **)&w->first_file, &r->cap_first, w->njobs + 1, 1024,
+                   sizeof *w->first_file) < 0 ||
+        array_grow((void **)&w->nfiles, &r->cap_nfiles, w->njobs + 1, 1024,
+                   sizeof *w->nfiles) < 0) {
+        r->oom = 1;
+        return DB_ERR;
     }
     w->first_file[w->njobs] = r->first;
     w->nfiles[w->njobs++] = r->nfiles;
@@ -584,7 +571,8 @@ static int host_row(void *ctx)
 {
     struct work_row *r = ctx;
     struct emu_batch_work *w = r->w;
-    if (grow_ints(&w->host_jobs, &w->cap_hosts, w->nhosts) < 0) {
+    if (array_grow((void **)&w->host_jobs, &r->cap_hosts, w->nhosts + 1, 256,
+                   sizeof *w->host_jobs) < 0) {
         r->oom = 1;
         return DB_ERR;
     }

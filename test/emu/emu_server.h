@@ -121,7 +121,6 @@ struct emu_batch_work {
     int njobs, nhosts;
     int *first_file, *nfiles;      /* per job, in job order */
     int *host_jobs;                /* per host that was sent a job */
-    int cap_jobs, cap_hosts;
 };
 
 int emu_server_batch_work(struct emu_server *s, int batch_id, struct emu_batch_work *out,
