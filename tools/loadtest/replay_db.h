@@ -12,6 +12,11 @@
  * as plain queries (Com_commit, Com_rollback).  Statements per request =
  * Com_stmt_execute + Com_commit + Com_rollback + the plain-text statements
  * of other kinds.
+ *
+ * InnoDB's writes (pages flushed from the buffer pool, bytes written to
+ * its data files, bytes written to the redo log) are global too: they
+ * include the page writes of InnoDB's own threads during the window,
+ * which the requests' changes cause but do not wait for.
  */
 #ifndef LOCSCHED_REPLAY_DB_H
 #define LOCSCHED_REPLAY_DB_H
@@ -24,7 +29,7 @@ enum rdb_counter {
     RDB_DELETE, RDB_DELETE_MULTI, RDB_STMT_PREPARE, RDB_QUESTIONS,
     RDB_HANDLER_READ_KEY, RDB_HANDLER_READ_NEXT, RDB_HANDLER_READ_RND_NEXT,
     RDB_HANDLER_UPDATE, RDB_HANDLER_WRITE, RDB_HANDLER_DELETE, RDB_ROWS_LOCK_WAITS,
-    RDB_DEADLOCKS,
+    RDB_DEADLOCKS, RDB_PAGES_FLUSHED, RDB_DATA_WRITTEN, RDB_LOG_WRITTEN,
     RDB_NCOUNTERS
 };
 

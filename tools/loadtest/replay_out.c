@@ -89,6 +89,9 @@ void replay_print_text(FILE *out, const struct replay_result *r)
                 per_req(v[RDB_HANDLER_READ_RND_NEXT], n), per_req(v[RDB_HANDLER_UPDATE], n),
                 per_req(v[RDB_HANDLER_WRITE], n), per_req(v[RDB_HANDLER_DELETE], n),
                 v[RDB_ROWS_LOCK_WAITS], v[RDB_DEADLOCKS]);
+        fprintf(out, "             innodb writes: pages flushed %.2f, data %.1f KB, redo log "
+                     "%.1f KB\n", per_req(v[RDB_PAGES_FLUSHED], n),
+                per_req(v[RDB_DATA_WRITTEN], n) / 1024, per_req(v[RDB_LOG_WRITTEN], n) / 1024);
     }
     if (r->have_cpu) {
         unsigned long n = r->between;
