@@ -117,9 +117,9 @@ int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, 
 
 int db_wg_unsent_jobs(struct db_conn *c, int cursor_id, long long *njobs)
 {
-    /* ind_res_cursor_unsent (cursor_id, server_state, job_num): index only */
+    /* ind_res_unsent (unsent_cursor, job_num): index only */
     static const char sql[] = "SELECT COUNT(DISTINCT job_num) FROM result "
-                              "WHERE cursor_id = ? AND server_state = 2";
+                              "WHERE unsent_cursor = ?";
     struct db_val p[] = { DBV_INT(cursor_id) };
     struct db_val cols[] = { DBV_LL(*njobs) };
     char what[64];

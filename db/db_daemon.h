@@ -45,7 +45,7 @@ int db_wg_cursor_read(struct db_conn *c, int cursor_id, int *first_ungenerated, 
                       int *frontier);
 
 /* Jobs of the cursor with at least one UNSENT result (uses
- * ind_res_cursor_unsent only). */
+ * ind_res_unsent only). */
 int db_wg_unsent_jobs(struct db_conn *c, int cursor_id, long long *njobs);
 
 struct db_wg_job {

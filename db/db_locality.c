@@ -309,7 +309,7 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
      *   1  each other member, with or without a stretch: host, same user,
      *      rate, stretch, its host's rhythm (ind_bh_cursor_user);
      *   2  the pass: each unsent result r of the cursor below the
-     *      frontier, in job order (ind_res_cursor_unsent), with every
+     *      frontier, in job order (ind_res_unsent), with every
      *      result o of its workunit (uk_result_wu_user): r's job and id,
      *      whether o is unsent, o's host, whether o is the user's.
      * The counts are the data layer's C (db_stretch_pass.c), not
@@ -327,8 +327,8 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
         "(SELECT 2, r.job_num, r.id, 0, 0, o.server_state = 2, o.hostid, 0, 0, 0, "
         "   o.userid <=> ? "
         " FROM locality_cursor c "
-        " JOIN result r FORCE INDEX (ind_res_cursor_unsent) ON r.cursor_id = c.id "
-        "   AND r.server_state = 2 AND r.job_num < c.next_stretch_job_num "
+        " JOIN result r FORCE INDEX (ind_res_unsent) ON r.unsent_cursor = c.id "
+        "   AND r.job_num < c.next_stretch_job_num "
         " JOIN result o ON o.workunitid = r.workunitid "
         " WHERE c.id = ? ORDER BY r.job_num LIMIT ?)";
     struct stretch_ctx x;

@@ -556,10 +556,10 @@ int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int na
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS
-        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "FROM result r FORCE INDEX (ind_res_unsent) "
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "WHERE r.cursor_id = 0 AND r.server_state = 2 AND o.id IS NULL "
+        "WHERE r.unsent_cursor = 0 AND o.id IS NULL "
         "  AND JSON_CONTAINS(?, CAST(r.appid AS CHAR)) "
         "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
     struct jbuf b = { 0 };
@@ -588,10 +588,10 @@ int db_candidates_cursor(struct db_conn *c, int cursor_id, int userid, int first
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS
-        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "FROM result r FORCE INDEX (ind_res_unsent) "
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "WHERE r.cursor_id = ? AND r.server_state = 2 AND r.job_num BETWEEN ? AND ? "
+        "WHERE r.unsent_cursor = ? AND r.job_num BETWEEN ? AND ? "
         "  AND o.id IS NULL "
         "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(first_job),
@@ -607,10 +607,10 @@ int db_candidates_cursor_top(struct db_conn *c, int cursor_id, int userid, int l
 {
     static const char sql[] =
         "SELECT " CAND_COLUMNS
-        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "FROM result r FORCE INDEX (ind_res_unsent) "
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL "
+        "WHERE r.unsent_cursor = ? AND o.id IS NULL "
         "ORDER BY r.job_num DESC, r.id DESC LIMIT ? FOR UPDATE SKIP LOCKED";
     struct db_val params[] = { DBV_INT(userid), DBV_INT(cursor_id), DBV_INT(limit) };
     char what[80];
@@ -625,10 +625,10 @@ int db_candidates_files(struct db_conn *c, int cursor_id, int userid, const int 
      * first and last input files the host holds are kept (and locked) */
     static const char sql[] =
         "SELECT " CAND_COLUMNS
-        "FROM result r FORCE INDEX (ind_res_cursor_unsent) "
+        "FROM result r FORCE INDEX (ind_res_unsent) "
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "WHERE r.cursor_id = ? AND r.server_state = 2 AND o.id IS NULL AND w.nfiles > 0 "
+        "WHERE r.unsent_cursor = ? AND o.id IS NULL AND w.nfiles > 0 "
         "  AND JSON_CONTAINS(?, CAST(w.first_file_num AS CHAR)) "
         "  AND JSON_CONTAINS(?, CAST(w.first_file_num + w.nfiles - 1 AS CHAR)) "
         "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";

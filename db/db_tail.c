@@ -54,8 +54,8 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "  AND (w.cursor_id = 0 OR NOT EXISTS ("
         "       SELECT 1 FROM locality_cursor c WHERE c.batch_id = w.batch AND "
         "       (c.first_ungenerated_job_num <= c.last_job_num OR EXISTS ("
-        "        SELECT 1 FROM result u FORCE INDEX (ind_res_cursor_unsent) "
-        "        WHERE u.cursor_id = c.id AND u.server_state = 2)))) "
+        "        SELECT 1 FROM result u FORCE INDEX (ind_res_unsent) "
+        "        WHERE u.unsent_cursor = c.id)))) "
         "ORDER BY r.report_deadline, r.id LIMIT ?";
     struct tail_ctx x;
     struct jbuf b = { 0 };

@@ -31,7 +31,7 @@ struct db_tail_cand {
  * result itself is neither a backup nor on a host presumed gone (those
  * have their replacement).  A locality batch is in its tail only when no
  * cursor has a job left to generate or an unsent result (ind_cursor_batch,
- * then ind_res_cursor_unsent per cursor): the budget spent on one
+ * then ind_res_unsent per cursor): the budget spent on one
  * cursor's tail while others still have work would not shorten the batch
  * and be missing at its end.  (A plain batch's results come here only
  * when the plain source found nothing unsent.)  Only reads.
