@@ -23,7 +23,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/bench_options.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 help=$("$BENCH" --help)
-for o in --compare --repeat --idle-wait --quiet-wait; do
+for o in --compare --repeat --idle-wait --quiet-wait --redo-log --redo-log-b; do
     check "bench --help describes $o" grep -q -- "^  $o " <<<"$help"
 done
 
@@ -40,6 +40,8 @@ refused() {
 refused "--repeat must be at least 1" --repeat 0
 refused "--repeat wants a whole number" --repeat x
 refused "--idle-wait wants a whole number" --idle-wait 1.5
+refused "--redo-log wants a whole number" --redo-log 1G
+refused "--redo-log-b wants a whole number" --redo-log-b -5
 refused "--compare: no folder" --compare "$T/no-such-build"
 
 # the wait on the suite's sandbox: it ends within its bound (the suite's
