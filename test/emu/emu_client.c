@@ -156,6 +156,11 @@ static void job_finished(struct emu_client *c, struct emu_job *j, double t)
     }
     for (k = 0; k < j->nfiles; k++)
         maybe_drop(c, j->files[k]);
+    if (c->par.fetch != EMU_FETCH_SEED && j->rsc >= 0 && j->rsc < EMU_NRSC) {
+        /* client 7.20: the output uploaded, the resource's backoff goes */
+        p->bo_inc[j->rsc] = 0;
+        p->bo_until[j->rsc] = 0;
+    }
     c->need_sched = 1;
     c->need_check = 1;
 }
@@ -455,10 +460,77 @@ static int choose_project(const struct emu_client *c, int r, double now)
     return best;
 }
 
+/*
+ * The round-robin simulation of every resource: out[r] for each, and
+ * need[r] when r has an idle instance or goes idle within buf_min.
+ * Returns -1 when out of memory.
+ */
+static int simulate_buffers(const struct emu_client *c, double now, struct emu_rr_out *out,
+                            int *need)
+{
+    int r, p;
+    for (r = 0; r < EMU_NRSC; r++) {
+        int n = resource_of(c, r), m = 0, i;
+        struct emu_rr_in in;
+        struct emu_rr_job *rj;
+        if (n <= 0)
+            continue;
+        rj = malloc(sizeof *rj * (size_t)(c->njobs + 1));
+        if (!rj)
+            return -1;
+        memset(&in, 0, sizeof in);
+        in.ninstances = n;
+        in.avail = c->hw.on_frac;
+        in.nproj = c->nproj;
+        in.window = c->par.buf_min + c->par.buf_add;
+        for (p = 0; p < c->nproj; p++)
+            in.share[p] = c->proj[p].share;
+        for (i = 0; i < c->njobs; i++) {
+            const struct emu_job *j = &c->jobs[i];
+            if (j->rsc != r || j->finished > 0)
+                continue;
+            rj[m].proj = j->proj;
+            rj[m].remaining = emu_job_time_left(c, j);
+            rj[m].deadline = j->deadline - now;
+            m++;
+        }
+        if (emu_rrsim(&in, rj, m, &out[r]) == 0)
+            need[r] = out[r].nidle > 0 || out[r].saturated < c->par.buf_min;
+        free(rj);
+    }
+    return 0;
+}
+
+/*
+ * Client 7.20's piggyback: an RPC to project p made for another reason
+ * asks for work for each resource whose buffer is below its maximum,
+ * backed off or not, unless a project with more debt may be asked for it.
+ */
+static void piggyback(const struct emu_client *c, double now, const struct emu_rr_out *out,
+                      struct emu_ask *ask)
+{
+    int r, p2, p = ask->proj;
+    for (r = 0; r < EMU_NRSC; r++) {
+        int better = 0;
+        if (resource_of(c, r) <= 0 || c->proj[p].no_apps[r])
+            continue;
+        if (!(out[r].nidle > 0 || out[r].saturated < c->par.buf_min + c->par.buf_add))
+            continue;
+        for (p2 = 0; p2 < c->nproj; p2++)
+            if (p2 != p && may_ask(c, p2, r, now) && c->proj[p2].ltd[r] > c->proj[p].ltd[r])
+                better = 1;
+        if (better)
+            continue;
+        ask->req_secs[r] = out[r].shortfall;
+        ask->req_instances[r] = out[r].nidle;
+        ask->estimated_delay[r] = out[r].saturated;
+    }
+}
+
 int emu_client_plan(struct emu_client *c, double now, int force_check, struct emu_ask *ask)
 {
     struct emu_rr_out out[EMU_NRSC];
-    int need[EMU_NRSC] = { 0, 0 }, r, p, target = -1;
+    int need[EMU_NRSC] = { 0, 0 }, r, p, target = -1, simulated = 0;
 
     memset(ask, 0, sizeof *ask);
     ask->proj = -1;
@@ -471,35 +543,9 @@ int emu_client_plan(struct emu_client *c, double now, int force_check, struct em
     if (force_check || c->need_check || now - c->last_check >= c->par.poll) {
         c->last_check = now;
         c->need_check = 0;
-        for (r = 0; r < EMU_NRSC; r++) {
-            int n = resource_of(c, r), m = 0, i;
-            struct emu_rr_in in;
-            struct emu_rr_job *rj;
-            if (n <= 0)
-                continue;
-            rj = malloc(sizeof *rj * (size_t)(c->njobs + 1));
-            if (!rj)
-                return 0;
-            memset(&in, 0, sizeof in);
-            in.ninstances = n;
-            in.avail = c->hw.on_frac;
-            in.nproj = c->nproj;
-            in.window = c->par.buf_min + c->par.buf_add;
-            for (p = 0; p < c->nproj; p++)
-                in.share[p] = c->proj[p].share;
-            for (i = 0; i < c->njobs; i++) {
-                const struct emu_job *j = &c->jobs[i];
-                if (j->rsc != r || j->finished > 0)
-                    continue;
-                rj[m].proj = j->proj;
-                rj[m].remaining = emu_job_time_left(c, j);
-                rj[m].deadline = j->deadline - now;
-                m++;
-            }
-            if (emu_rrsim(&in, rj, m, &out[r]) == 0)
-                need[r] = out[r].nidle > 0 || out[r].saturated < c->par.buf_min;
-            free(rj);
-        }
+        if (simulate_buffers(c, now, out, need) < 0)
+            return 0;
+        simulated = 1;
         /* seed 002: idle instances first (GPU, then CPU), then shortfalls */
         for (r = EMU_NRSC - 1; r >= 0 && target < 0; r--)
             if (need[r] && out[r].nidle > 0)
@@ -510,6 +556,7 @@ int emu_client_plan(struct emu_client *c, double now, int force_check, struct em
     }
     if (target >= 0) {
         ask->proj = target;
+        ask->reason = EMU_RPC_NEED_WORK;
         for (r = 0; r < EMU_NRSC; r++) {
             if (!need[r] || !may_ask(c, target, r, now))
                 continue;
@@ -518,13 +565,25 @@ int emu_client_plan(struct emu_client *c, double now, int force_check, struct em
             ask->estimated_delay[r] = out[r].saturated;
         }
     } else {
-        for (p = 0; p < c->nproj && target < 0; p++)
-            if (can_contact(c, p, now) &&
-                (nreports(c, p) > 0 || (c->proj[p].next_rpc > 0 && now >= c->proj[p].next_rpc)))
+        for (p = 0; p < c->nproj && target < 0; p++) {
+            if (!can_contact(c, p, now))
+                continue;
+            if (nreports(c, p) > 0) {
                 target = p;
+                ask->reason = EMU_RPC_RESULTS_DUE;
+            } else if (c->proj[p].next_rpc > 0 && now >= c->proj[p].next_rpc) {
+                target = p;
+                ask->reason = EMU_RPC_PROJECT_REQ;
+            }
+        }
         if (target < 0)
             return 0;
         ask->proj = target;
+        if (c->par.fetch != EMU_FETCH_SEED) {
+            if (!simulated && simulate_buffers(c, now, out, need) < 0)
+                return 0;
+            piggyback(c, now, out, ask);
+        }
     }
     ask->nreport = nreports(c, ask->proj);
     if (ask->nreport > c->par.max_reports)
@@ -648,11 +707,15 @@ int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *as
         if (got[r]) {
             p->bo_inc[r] = 0;
             p->bo_until[r] = 0;
-        } else if (ask->req_secs[r] > 0 || ask->req_instances[r] > 0) {
+        } else if ((ask->req_secs[r] > 0 || ask->req_instances[r] > 0) &&
+                   (c->par.fetch == EMU_FETCH_SEED ||
+                    (p->bo_until[r] <= now && ask->reason != EMU_RPC_PROJECT_REQ))) {
             p->bo_inc[r] = p->bo_inc[r] > 0 ? p->bo_inc[r] * 2 : RSC_BACKOFF_MIN;
             if (p->bo_inc[r] > RSC_BACKOFF_MAX)
                 p->bo_inc[r] = RSC_BACKOFF_MAX;
-            p->bo_until[r] = now + backoff(c, p->bo_inc[r]);
+            p->bo_until[r] = now + p->bo_inc[r] * (c->par.fetch == EMU_FETCH_SEED
+                                                   ? emu_uniform_in(&c->rng, 0.5, 1.0)
+                                                   : emu_uniform_in(&c->rng, 0.5, 1.5));
         }
     }
     if (a->njobs > 0)

@@ -41,8 +41,12 @@
  * start of the last (a session starts when the client first wants an RPC).
  *
  * Backoffs: a resource asked for and not given is backed off for that
- * project for a random time in [inc/2, inc], inc doubling from 10 minutes
- * to a day; a job of the resource clears it.  A failed RPC defers all
+ * project, inc doubling from 10 minutes to a day; a job of the resource
+ * in a reply clears it.  As client 7.20 (the default, EMU_FETCH_720):
+ * for [inc/2, 3 inc/2); a job of the resource that finishes clears it
+ * too; an RPC made to report (or on the project's request) asks for work
+ * for resources below a full buffer even when backed off.  As seed 002
+ * alone (EMU_FETCH_SEED): for [inc/2, inc].  A failed RPC defers all
  * contact with the project: random in [d/2, d], d = 1 minute doubling
  * per failure up to 4 hours (seed 000).  request_delay defers too.
  * next_rpc_delay in a reply makes the client call back that long after
@@ -70,7 +74,24 @@ struct emu_client_params {
                                     * a session lasts EMU_SESSION_SECS */
     double poll;                   /* seconds between work-fetch checks at rest */
     int max_reports;               /* finished jobs reported per RPC at most (0: 64) */
+    int fetch;                     /* resource backoffs: 1 as seed 002 (cleared only by a
+                                    * job of the resource in a reply); 2 (or 0) as client
+                                    * 7.20, see EMU_FETCH_720 */
 };
+
+/*
+ * Client 7.20's resource backoff, on top of seed 002's: a job that
+ * finishes (its output uploaded) clears the backoff of its resource for
+ * its project; an RPC made for another reason (reports due, the
+ * project's call back) also asks for work for every resource whose
+ * buffer is below its maximum, backed off or not ("piggyback"), unless a
+ * project with more debt could be asked for it; a reply without work
+ * backs a resource off only when it was not backed off already and the
+ * RPC was not the project's call back; the backoff is a random time in
+ * [inc/2, 3 inc/2).
+ */
+#define EMU_FETCH_SEED 1
+#define EMU_FETCH_720 2
 
 struct emu_job {
     char name[EMU_NAME];           /* result name */
@@ -143,7 +164,12 @@ struct emu_ask {
     double estimated_delay[EMU_NRSC];
     int nreport;                   /* finished jobs it reports: the first nreport of
                                     * the project's in the job list */
+    int reason;                    /* why the RPC is made: EMU_RPC_* */
 };
+
+#define EMU_RPC_NEED_WORK 0        /* a resource needs work */
+#define EMU_RPC_RESULTS_DUE 1      /* finished jobs to report */
+#define EMU_RPC_PROJECT_REQ 2      /* the project's next_rpc_delay ran out */
 
 /* A job in a reply, as the client takes it. */
 struct emu_new_job {

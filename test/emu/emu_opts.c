@@ -35,6 +35,8 @@ static const struct opt opts[] = {
     { "--conn-interval", K_DBL, "S", "seconds between network sessions (0: any time)" },
     { "--cs", K_INT, "1|2", "CPU scheduling: 1 round-robin, 2 with EDF under deadline risk" },
     { "--jc", K_INT, "1|2", "runtime estimates: 1 without, 2 with duration correction" },
+    { "--fetch", K_INT, "1|2",
+      "resource backoffs: 1 as seed 002, 2 as client 7.20 (finished jobs clear them; reports ask for work)" },
     { "--f", K_DBL, "F", "jobs really take F times their estimate" },
     { "--rpc-fail", K_DBL, "P", "chance that an RPC fails in transport" },
     { "--max-reports", K_INT, "N", "finished jobs a client reports per RPC at most (64)" },
@@ -236,6 +238,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--conn-interval")) { sc->client.conn_interval = v; return 0; }
     if (IS("--cs")) { if (iv != 1 && iv != 2) return -1; sc->client.cs = iv; return 0; }
     if (IS("--jc")) { if (iv != 1 && iv != 2) return -1; sc->client.jc = iv; return 0; }
+    if (IS("--fetch")) { if (iv != 1 && iv != 2) return -1; sc->client.fetch = iv; return 0; }
     if (IS("--f")) { if (v <= 0) return -1; sc->error_f = v; return 0; }
     if (IS("--max-reports")) { if (iv < 1) return -1; sc->client.max_reports = iv; return 0; }
     if (IS("--rpc-fail")) { if (v >= 1) return -1; sc->rpc_fail = v; return 0; }

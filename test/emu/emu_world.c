@@ -41,6 +41,7 @@ void emu_scenario_defaults(struct emu_scenario *sc)
     sc->client.sched_period = 3600;
     sc->client.cs = 2;
     sc->client.jc = 2;
+    sc->client.fetch = EMU_FETCH_720;
     sc->client.poll = 300;
     sc->client.max_reports = 64;
     sc->error_f = 1;

@@ -274,8 +274,8 @@ static void test_client(void)
     a.nacks = 1;
     TAP_EQ_INT(emu_client_answer(&c, 300, &ask, &a, &cb), 0, "ack taken");
     TAP_EQ_INT(c.njobs, 0, "the acknowledged job is gone");
-    TAP_CHECK(c.proj[0].bo_until[0] >= 300 + 300 && c.proj[0].bo_until[0] <= 300 + 600,
-              "no job for a request: CPU backed off 5 to 10 minutes (%.0f)",
+    TAP_CHECK(c.proj[0].bo_until[0] >= 300 + 300 && c.proj[0].bo_until[0] < 300 + 900,
+              "no job for a request: CPU backed off 5 to 15 minutes, as client 7.20 (%.0f)",
               c.proj[0].bo_until[0] - 300);
     TAP_EQ_INT(emu_client_plan(&c, 310, 1, &ask), 0, "backed off: no request");
 
@@ -284,6 +284,95 @@ static void test_client(void)
     ask.proj = 0;
     TAP_EQ_INT(emu_client_answer(&c, 400, &ask, &a, &cb), 0, "failure taken");
     TAP_CHECK(c.proj[0].min_rpc >= 430 && c.proj[0].min_rpc <= 460, "deferred 30 to 60 s");
+    emu_client_free(&c);
+}
+
+/*
+ * Resource backoffs as client 7.20 (fetch 2) against seed 002 alone
+ * (fetch 1): a call back requested by the project while backed off asks
+ * for work only as 7.20 ("piggyback") and does not lengthen the backoff;
+ * a job that finishes clears the backoff only as 7.20.
+ */
+static void test_client_backoffs(int fetch)
+{
+    struct emu_client c;
+    struct emu_client_params par;
+    struct emu_hw hw;
+    struct emu_ask ask;
+    struct emu_answer a;
+    struct emu_new_job nj;
+    struct emu_files_cb cb = { file_id, downloaded, NULL };
+    const char *fname[1] = { "g0" };
+    double nbytes[1] = { 10 }, share = 1, t, until;
+    int sticky[1] = { 0 };
+    const char *tag = fetch == EMU_FETCH_720 ? "7.20" : "seed 002";
+
+    memset(&hw, 0, sizeof hw);
+    hw.ncpus = 1;
+    hw.cpu_flops = 1e9;
+    hw.on_frac = 1;
+    memset(&par, 0, sizeof par);
+    par.buf_min = 3600;
+    par.buf_add = 3600;
+    par.sched_period = 3600;
+    par.cs = 2;
+    par.jc = 1;
+    par.poll = 60;
+    par.fetch = fetch;
+    TAP_EQ_INT(emu_client_init(&c, &hw, &par, &share, 1, 7, 0), 0, "%s: client set up", tag);
+    TAP_EQ_INT(emu_client_plan(&c, 0, 1, &ask), 1, "%s: asks for work", tag);
+    memset(&a, 0, sizeof a);
+    memset(&nj, 0, sizeof nj);
+    nj.name = "bo_0";
+    nj.est_fpops = nj.fpops = 1e11;
+    nj.flops_est = 1e9;
+    nj.deadline = 1e6;
+    nj.file_names = fname;
+    nj.file_nbytes = nbytes;
+    nj.file_sticky = sticky;
+    nj.nfiles = 1;
+    a.ok = 1;
+    a.jobs = &nj;
+    a.njobs = 1;
+    emu_client_answer(&c, 0, &ask, &a, &cb);
+    TAP_EQ_INT(emu_client_plan(&c, 10, 1, &ask), 1, "%s: 100 s queued: asks for more", tag);
+    TAP_EQ_INT(ask.reason, EMU_RPC_NEED_WORK, "%s: because it needs work", tag);
+    memset(&a, 0, sizeof a);
+    a.ok = 1;
+    a.next_rpc_delay = 50;
+    emu_client_answer(&c, 10, &ask, &a, &cb);
+    until = c.proj[0].bo_until[0];
+    TAP_CHECK(until >= 10 + 300 && until < 10 + (fetch == EMU_FETCH_720 ? 900 : 600.001),
+              "%s: no job: backed off (%.0f s)", tag, until - 10);
+
+    TAP_EQ_INT(emu_client_plan(&c, 60, 0, &ask), 1, "%s: the project's call back", tag);
+    TAP_EQ_INT(ask.reason, EMU_RPC_PROJECT_REQ, "%s: made on the project's request", tag);
+    if (fetch == EMU_FETCH_720)
+        TAP_CHECK(ask.req_secs[0] > 0 && ask.req_instances[0] == 0,
+                  "7.20: asks for work although backed off (%.0f s)", ask.req_secs[0]);
+    else
+        TAP_CHECK(ask.req_secs[0] == 0 && ask.req_instances[0] == 0,
+                  "seed 002: asks for no work while backed off");
+    memset(&a, 0, sizeof a);
+    a.ok = 1;
+    emu_client_answer(&c, 60, &ask, &a, &cb);
+    TAP_EQ_DBL(c.proj[0].bo_until[0], until, 0, "%s: a call back without work keeps the backoff",
+               tag);
+
+    for (t = 0; t < 120; t += 20)
+        emu_client_advance(&c, t, 20);
+    TAP_EQ_DBL(c.jobs[0].finished, 100, 1e-6, "%s: the job finished at 100 s", tag);
+    TAP_EQ_INT(emu_client_plan(&c, 120, 0, &ask), 1, "%s: contacts the project", tag);
+    TAP_EQ_INT(ask.nreport, 1, "%s: to report the job", tag);
+    if (fetch == EMU_FETCH_720) {
+        TAP_EQ_DBL(c.proj[0].bo_until[0], 0, 0, "7.20: the finished job cleared the backoff");
+        TAP_CHECK(ask.reason == EMU_RPC_NEED_WORK && ask.req_instances[0] == 1,
+                  "7.20: and asks for work for its idle CPU");
+    } else {
+        TAP_EQ_DBL(c.proj[0].bo_until[0], until, 0, "seed 002: still backed off");
+        TAP_CHECK(ask.reason == EMU_RPC_RESULTS_DUE && ask.req_secs[0] == 0,
+                  "seed 002: reports only");
+    }
     emu_client_free(&c);
 }
 
@@ -317,5 +406,7 @@ int main(void)
     test_timeline();
     test_rng();
     test_client();
+    test_client_backoffs(EMU_FETCH_720);
+    test_client_backoffs(EMU_FETCH_SEED);
     return tap_done();
 }
