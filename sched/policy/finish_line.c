@@ -136,13 +136,13 @@ int finish_line_accepts(double eta_left, double fast_flops, double job_fpops, do
         start = 0;
     if (!(wall >= 0) || !isfinite(wall))
         return 0;
-    bound = eta_left;
+    bound = slack * eta_left;
     if (fast_flops > 0 && job_fpops > 0) {
         fast = job_fpops / fast_flops;
         if (isfinite(fast))
-            bound += fast;
+            bound += (slack > 1 ? slack : 1) * fast;
     }
-    return start + wall <= slack * bound;
+    return start + wall <= bound;
 }
 
 int finish_line_young_accepts(double idle_instances, int accepted, double start)

@@ -31,13 +31,15 @@
  *
  * The rule: a job goes to a host only if the host is expected to finish
  * it (the wait before an instance is free, the work already accepted for
- * this reply, then the job itself) within slack times (the time left to
- * the projected end plus what the job takes on a fast host, the quantile
- * FINISH_FAST_QUANTILE of the active hosts' speed per instance).  The
- * projection assumes the work divides perfectly; jobs do not, and the
- * last one started ends up to a job's time later.  The second term also
- * keeps the last jobs moving: a fast host with a free instance always
- * takes them.
+ * this reply, then the job itself) within slack times the time left to
+ * the projected end, plus what the job takes on a fast host (the quantile
+ * FINISH_FAST_QUANTILE of the active hosts' speed per instance; times the
+ * slack too when it is above 1).  The projection assumes the work divides
+ * perfectly; jobs do not, and the last one started ends up to a job's time
+ * later.  The second term also keeps the last jobs moving: a fast host
+ * with a free instance always takes them, whatever the slack (with the
+ * slack on it, a slack below 1 left the last jobs to hosts faster than the
+ * fast quantile, and they waited for the projected end to pass).
  */
 #ifndef LOCSCHED_FINISH_LINE_H
 #define LOCSCHED_FINISH_LINE_H

@@ -109,6 +109,15 @@ static void test_accepts(void)
     TAP_CHECK(!finish_line_accepts(60, fast, job, 0, 9076, 1.25), "slower: no");
     TAP_CHECK(!finish_line_accepts(60, 0, job, 0, 7200, 1.25), "no fast speed known: the line");
     TAP_CHECK(finish_line_accepts(NAN, fast, job, 0, 1e9, 1.25), "NaN line: none");
+    /* slack below 1: the time left shrinks, a fast host's time does not */
+    TAP_CHECK(finish_line_accepts(left, fast, job, 0, 0.75 * 36000 + 7200, 0.75),
+              "slack 0.75: 0.75 x left + a fast host's time");
+    TAP_CHECK(!finish_line_accepts(left, fast, job, 0, 0.75 * 36000 + 7201, 0.75),
+              "slack 0.75: just past it: no");
+    TAP_CHECK(finish_line_accepts(60, fast, job, 0, 7200, 0.75),
+              "slack 0.75, the last minutes: a fast host still gets it");
+    TAP_CHECK(!finish_line_accepts(60, fast, job, 0, 7300, 0.75),
+              "slack 0.75, the last minutes: a slower host does not");
 }
 
 int main(void)
