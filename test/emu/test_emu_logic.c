@@ -189,6 +189,23 @@ static void downloaded(void *ctx, int file, double nbytes)
     bytes_got += nbytes;
 }
 
+/* A host of one CPU at 1 GFLOPS, always on; a client with an hour's
+ * buffer (min and additional), CS2, JC2, work fetch checked every minute. */
+static void one_cpu_client(struct emu_hw *hw, struct emu_client_params *par)
+{
+    memset(hw, 0, sizeof *hw);
+    hw->ncpus = 1;
+    hw->cpu_flops = 1e9;
+    hw->on_frac = 1;
+    memset(par, 0, sizeof *par);
+    par->buf_min = 3600;
+    par->buf_add = 3600;
+    par->sched_period = 3600;
+    par->cs = 2;
+    par->jc = 2;
+    par->poll = 60;
+}
+
 static void test_client(void)
 {
     struct emu_client c;
@@ -203,17 +220,7 @@ static void test_client(void)
     int sticky[1] = { 1 };
     const char *ack[1];
 
-    memset(&hw, 0, sizeof hw);
-    hw.ncpus = 1;
-    hw.cpu_flops = 1e9;
-    hw.on_frac = 1;
-    memset(&par, 0, sizeof par);
-    par.buf_min = 3600;
-    par.buf_add = 3600;
-    par.sched_period = 3600;
-    par.cs = 2;
-    par.jc = 2;
-    par.poll = 60;
+    one_cpu_client(&hw, &par);
     TAP_EQ_INT(emu_client_init(&c, &hw, &par, &share, 1, 1, 0), 0, "client set up");
     TAP_EQ_INT(emu_client_plan(&c, 0, 1, &ask), 1, "an idle client asks for work");
     TAP_EQ_INT(ask.proj, 0, "from the only project");
@@ -307,17 +314,8 @@ static void test_client_backoffs(int fetch)
     int sticky[1] = { 0 };
     const char *tag = fetch == EMU_FETCH_720 ? "7.20" : "seed 002";
 
-    memset(&hw, 0, sizeof hw);
-    hw.ncpus = 1;
-    hw.cpu_flops = 1e9;
-    hw.on_frac = 1;
-    memset(&par, 0, sizeof par);
-    par.buf_min = 3600;
-    par.buf_add = 3600;
-    par.sched_period = 3600;
-    par.cs = 2;
+    one_cpu_client(&hw, &par);
     par.jc = 1;
-    par.poll = 60;
     par.fetch = fetch;
     TAP_EQ_INT(emu_client_init(&c, &hw, &par, &share, 1, 7, 0), 0, "%s: client set up", tag);
     TAP_EQ_INT(emu_client_plan(&c, 0, 1, &ask), 1, "%s: asks for work", tag);
