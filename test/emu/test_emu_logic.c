@@ -206,6 +206,27 @@ static void one_cpu_client(struct emu_hw *hw, struct emu_client_params *par)
     par->poll = 60;
 }
 
+/* *a becomes a good reply with one job *nj (1 GFLOPS assumed, one input
+ * file); the rest of *a is left as the caller set it. */
+static void one_job_reply(struct emu_answer *a, struct emu_new_job *nj, const char *name,
+                          double est_fpops, double fpops, double deadline,
+                          const char *const *fname, const double *nbytes, const int *sticky)
+{
+    memset(nj, 0, sizeof *nj);
+    nj->name = name;
+    nj->est_fpops = est_fpops;
+    nj->fpops = fpops;
+    nj->flops_est = 1e9;
+    nj->deadline = deadline;
+    nj->file_names = fname;
+    nj->file_nbytes = nbytes;
+    nj->file_sticky = sticky;
+    nj->nfiles = 1;
+    a->ok = 1;
+    a->jobs = nj;
+    a->njobs = 1;
+}
+
 static void test_client(void)
 {
     struct emu_client c;
@@ -229,19 +250,7 @@ static void test_client(void)
 
     /* the reply: one job of 100 s estimated that really takes 200 s */
     memset(&a, 0, sizeof a);
-    memset(&nj, 0, sizeof nj);
-    nj.name = "job_0";
-    nj.est_fpops = 1e11;
-    nj.fpops = 2e11;
-    nj.flops_est = 1e9;
-    nj.deadline = 150;
-    nj.file_names = fname;
-    nj.file_nbytes = nbytes;
-    nj.file_sticky = sticky;
-    nj.nfiles = 1;
-    a.ok = 1;
-    a.jobs = &nj;
-    a.njobs = 1;
+    one_job_reply(&a, &nj, "job_0", 1e11, 2e11, 150, fname, nbytes, sticky);
     a.request_delay = 7;
     TAP_EQ_INT(emu_client_answer(&c, 0, &ask, &a, &cb), 0, "reply taken");
     TAP_EQ_INT(c.njobs, 1, "one job queued");
@@ -320,18 +329,7 @@ static void test_client_backoffs(int fetch)
     TAP_EQ_INT(emu_client_init(&c, &hw, &par, &share, 1, 7, 0), 0, "%s: client set up", tag);
     TAP_EQ_INT(emu_client_plan(&c, 0, 1, &ask), 1, "%s: asks for work", tag);
     memset(&a, 0, sizeof a);
-    memset(&nj, 0, sizeof nj);
-    nj.name = "bo_0";
-    nj.est_fpops = nj.fpops = 1e11;
-    nj.flops_est = 1e9;
-    nj.deadline = 1e6;
-    nj.file_names = fname;
-    nj.file_nbytes = nbytes;
-    nj.file_sticky = sticky;
-    nj.nfiles = 1;
-    a.ok = 1;
-    a.jobs = &nj;
-    a.njobs = 1;
+    one_job_reply(&a, &nj, "bo_0", 1e11, 1e11, 1e6, fname, nbytes, sticky);
     emu_client_answer(&c, 0, &ask, &a, &cb);
     TAP_EQ_INT(emu_client_plan(&c, 10, 1, &ask), 1, "%s: 100 s queued: asks for more", tag);
     TAP_EQ_INT(ask.reason, EMU_RPC_NEED_WORK, "%s: because it needs work", tag);
