@@ -282,6 +282,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
     struct db_host_update v = *h;
     struct db_stretch_write sw;
     struct jbuf b = { 0 };
+    long long found = -1;
     int r;
     struct db_val params[] = {
         DBV_STRN("[]", 2),             /* the corrections (sql_hav, sql_stretch) */
@@ -350,7 +351,7 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
         params[0].len = b.len;
     }
     if (h->stretch) {
-        r = db_exec(c, SLOT_HOST_UPDATE_STRETCH, sql_stretch, params, nall, NULL, what);
+        r = db_exec(c, SLOT_HOST_UPDATE_STRETCH, sql_stretch, params, nall, &found, what);
     } else {
         /* the same parameters without the stretch's (and, without
          * corrections, without those) */
@@ -362,10 +363,20 @@ int db_host_update(struct db_conn *c, const struct db_host_update *h)
                 continue;
             plain[n++] = params[k];
         }
-        r = h->nhavs > 0 ? db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, plain, n, NULL, what)
-                         : db_exec(c, SLOT_HOST_UPDATE, sql, plain, n, NULL, what);
+        r = h->nhavs > 0 ? db_exec(c, SLOT_HOST_UPDATE_HAV, sql_hav, plain, n, &found, what)
+                         : db_exec(c, SLOT_HOST_UPDATE, sql, plain, n, &found, what);
     }
     free(b.p);
+    if (r == DB_OK && found == 0) {
+        /* The host's row was read or written earlier in this transaction
+         * (the connection counts rows found, not changed), so it is gone
+         * only if the server ended the transaction under us without the
+         * error reaching us: the statements since then are a new
+         * transaction, and committing it would leave claims whose host
+         * does not exist.  Run the request again. */
+        return db_fail_conflict(c, what, "the host's row is not there: the transaction was "
+                                         "ended under this request");
+    }
     return r;
 }
 

@@ -174,7 +174,9 @@ struct db_host_update {
 };
 /* Write the host row at the end of a request, with its changed
  * host_app_version rows and the stretch it decided; lost_time becomes 0
- * (the host is back). */
+ * (the host is back).  DB_RETRY (a conflict) if the row is not there: the
+ * request read or created it in this transaction, so the server ended
+ * that transaction under the request. */
 int db_host_update(struct db_conn *c, const struct db_host_update *h);
 
 /* Read the results named in names[0..n) (one statement).  row(ctx, r) is

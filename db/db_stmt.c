@@ -127,6 +127,20 @@ long long db_insert_id(struct db_conn *c, int id)
     return (long long)mysql_stmt_insert_id(c->stmts[id]);
 }
 
+/* A fetch failed: an error the server sends while rows stream in (a
+ * deadlock or lock wait timeout, for instance) can be left on the
+ * connection rather than the statement; take it from there, so that it is
+ * classified (and retried) by its real number. */
+static int fetch_failed(struct db_conn *c, MYSQL_STMT *st, const char *what)
+{
+    if (mysql_stmt_errno(st))
+        return db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
+    if (mysql_errno(c->mysql))
+        return db_fail(c, what, mysql_errno(c->mysql), mysql_error(c->mysql));
+    return db_fail(c, what, 2013, "fetch failed with no error number: "
+                                  "treated as a lost connection");
+}
+
 int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, int nparams,
              struct db_val *cols, int ncols, int (*row)(void *ctx), void *ctx, long *nrows,
              const char *what)
@@ -166,17 +180,7 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
     status = DB_OK;
     while (!stop && (r = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
         if (r == 1) {
-            /* An error the server sends while rows stream in (a deadlock
-             * or lock wait timeout, for instance) can be left on the
-             * connection rather than the statement: take it from there,
-             * so that it is classified (and retried) by its real number. */
-            if (mysql_stmt_errno(st))
-                status = db_fail(c, what, mysql_stmt_errno(st), mysql_stmt_error(st));
-            else if (mysql_errno(c->mysql))
-                status = db_fail(c, what, mysql_errno(c->mysql), mysql_error(c->mysql));
-            else
-                status = db_fail(c, what, 2013, "fetch failed with no error number: "
-                                                "treated as a lost connection");
+            status = fetch_failed(c, st, what);
             break;
         }
         if (r == MYSQL_DATA_TRUNCATED) {
@@ -207,6 +211,18 @@ int db_query(struct db_conn *c, int id, const char *sql, struct db_val *params, 
                 stop = 1;
         }
     }
+    if (stop && status == DB_OK) {
+        /* The caller has the rows it wants, but the server's error can
+         * still come after the rest (a locking read locks rows as it sends
+         * them: a deadlock or a Galera abort on a later row).  Freeing the
+         * result would read that error and drop it, and the session would
+         * go on in a new transaction; so the rest is read here (into the
+         * same buffers, which the caller no longer uses). */
+        while ((r = mysql_stmt_fetch(st)) == 0 || r == MYSQL_DATA_TRUNCATED)
+            ;
+        if (r == 1)
+            status = fetch_failed(c, st, what);
+    }
     mysql_stmt_free_result(st);
     if (nrows)
         *nrows = count;
@@ -226,9 +242,7 @@ static int text_rows(struct db_conn *c, MYSQL_STMT *st, MYSQL_BIND *b, int ncols
 
     while ((r = mysql_stmt_fetch(st)) != MYSQL_NO_DATA) {
         if (r == 1) {
-            unsigned e = mysql_stmt_errno(st) ? mysql_stmt_errno(st) : 2013;
-            status = db_fail(c, what, e, mysql_stmt_errno(st) ? mysql_stmt_error(st)
-                                                               : "fetch failed");
+            status = fetch_failed(c, st, what);
             break;
         }
         for (i = 0; i < ncols; i++) {

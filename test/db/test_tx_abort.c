@@ -125,6 +125,59 @@ static void swallowed_error(int batch, int host1, int host2)
               "guard: the next transaction commits as usual");
 }
 
+/* A reader that keeps the first row only; the server's error comes with
+ * a later row (as a deadlock or an abort does in a locking read that locks
+ * rows as it sends them).  The error must reach the caller: when it was
+ * left in the unread rows, the claim's locking read "succeeded" after the
+ * server had rolled the transaction back, and the rest of the request was
+ * committed without the new host's row (galera.sh, "every job received is
+ * claimed"). */
+static int first_row_only(void *vctx)
+{
+    (*(int *)vctx)++;
+    return 1;
+}
+
+static void error_after_kept_rows(void)
+{
+    static const char sql[] =
+        "SELECT IF(seq < 3, seq, (SELECT 1 UNION ALL SELECT 2)) FROM seq_1_to_5000";
+    long long v = 0;
+    int nrows = 0, r;
+    struct db_val col[] = { DBV_INT(v) };
+
+    r = db_query(ctx.db, 174, sql, NULL, 0, col, 1, first_row_only, &nrows, NULL,
+                 "first of the rows");
+    TAP_EQ_INT(nrows, 1, "rows then an error: the reader kept its one row");
+    TAP_CHECK(r != DB_OK && strstr(db_error(ctx.db), "MariaDB error 1242") != NULL,
+              "rows then an error: the error is passed on (%d: %s)", r, db_error(ctx.db));
+    db_rollback(ctx.db);
+    nrows = 0;
+    r = db_query(ctx.db, 173, "SELECT seq FROM seq_1_to_5000", NULL, 0, col, 1, first_row_only,
+                 &nrows, NULL, "first of the rows");
+    TAP_CHECK(r == DB_OK && nrows == 1 && db_commit(ctx.db) == DB_OK,
+              "rows without an error: the reader stops after one, and the session goes on");
+}
+
+/* The last guard: a transaction that the server ended without the error
+ * reaching the request (the statements since then run in a new one) ends
+ * with the host update, which finds no row for a host created before the
+ * end: the update is refused as a conflict, and so is the COMMIT. */
+static void host_row_gone(void)
+{
+    struct db_host_update hu;
+    int r;
+
+    memset(&hu, 0, sizeof hu);
+    hu.id = (int)scalar(158, "SELECT COALESCE(MAX(id), 0) + 1000 FROM host WHERE id > ?", 0);
+    r = db_host_update(ctx.db, &hu);
+    TAP_EQ_INT(r, DB_RETRY, "a host update that finds no host row is a conflict, retried");
+    TAP_CHECK(strstr(db_error(ctx.db), "is not there") != NULL, "its error says why: %s",
+              db_error(ctx.db));
+    TAP_EQ_INT(db_commit(ctx.db), DB_RETRY, "and the transaction is not committed");
+    db_rollback(ctx.db);
+}
+
 int main(void)
 {
     char name[64];
@@ -147,6 +200,8 @@ int main(void)
     aborted_request("txa-after", batch);
     swallowed_error(batch, (int)scalar(171, "SELECT MIN(id) FROM host WHERE id > ?", 0),
                     (int)scalar(172, "SELECT MAX(id) FROM host WHERE id > ?", 0));
+    error_after_kept_rows();
+    host_row_gone();
 
     buf_free(&reply);
     sched_ctx_free(&ctx);
