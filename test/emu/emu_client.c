@@ -654,6 +654,30 @@ static int add_job(struct emu_client *c, int proj, const struct emu_new_job *n, 
     return 0;
 }
 
+/* The project aborts job name of project proj (EMU_ABORTS in emu_client.h):
+ * a job never started, or any with always, ends now unfinished. */
+static void abort_job(struct emu_client *c, int proj, const char *name, int always, double now)
+{
+    int i, k;
+    for (i = 0; i < c->njobs; i++) {
+        struct emu_job *j = &c->jobs[i];
+        if (j->proj != proj || j->finished > 0 || strcmp(j->name, name) != 0)
+            continue;
+        if (!always && (j->was_running || j->running || j->elapsed > 0))
+            return;                /* started: it runs on */
+        c->wasted_flops += j->done;
+        j->aborted = 1;
+        j->running = 0;
+        j->finished = now > j->received ? now : j->received + FINISH_EPS;
+        for (k = 0; k < j->nfiles; k++)
+            maybe_drop(c, j->files[k]);
+        c->jobs_aborted++;
+        c->need_sched = 1;
+        c->need_check = 1;
+        return;
+    }
+}
+
 int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *ask,
                       const struct emu_answer *a, const struct emu_files_cb *cb)
 {
@@ -694,6 +718,8 @@ int emu_client_answer(struct emu_client *c, double now, const struct emu_ask *as
             got[a->jobs[k].rsc]++;
         rc = add_job(c, ask->proj, &a->jobs[k], now, cb);
     }
+    for (k = 0; k < a->naborts && !c->par.ignore_aborts; k++)
+        abort_job(c, ask->proj, a->aborts[k], a->abort_always[k], now);
     for (k = 0; k < a->ndeletes; k++) {
         int id = cb->id(cb->ctx, a->deletes[k]);
         struct emu_held_file *h = id >= 0 ? held(c, id) : NULL;
@@ -733,7 +759,7 @@ int emu_client_reset_project(struct emu_client *c, int proj)
             c->jobs[kept++] = *j;
             continue;
         }
-        c->wasted_flops += j->finished > 0 ? j->fpops : j->done;
+        c->wasted_flops += j->finished > 0 && !j->aborted ? j->fpops : j->done;
         n++;
     }
     c->njobs = kept;
@@ -761,7 +787,7 @@ int emu_client_finish(struct emu_client *c, double now, int departing)
         struct emu_job *j = &c->jobs[i];
         if (j->finished > 0) {
             /* finished but never reported: lost when the host leaves */
-            if (departing && !j->late) {
+            if (departing && !j->late && !j->aborted) {
                 c->wasted_flops += j->fpops;
                 n++;
             }

@@ -77,7 +77,17 @@ struct emu_client_params {
     int fetch;                     /* resource backoffs: 1 as seed 002 (cleared only by a
                                     * job of the resource in a reply); 2 (or 0) as client
                                     * 7.20, see EMU_FETCH_720 */
+    int ignore_aborts;             /* 1: the project's aborts are ignored (the emulator
+                                    * before client 7.20's); 0: see EMU_ABORTS */
 };
+
+/*
+ * Client 7.20's handling of the project's aborts: <result_abort> ends the
+ * job whether it ran or not; <result_abort_if_not_started> ends it only
+ * if it never ran (no task was ever started for it).  Either way it is
+ * reported at the next RPC as aborted (state 6, exit status 202,
+ * EXIT_ABORTED_BY_PROJECT), and what it computed is wasted.
+ */
 
 /*
  * Client 7.20's resource backoff, on top of seed 002's: a job that
@@ -106,6 +116,8 @@ struct emu_job {
     double finished;               /* when it finished; 0 while not */
     int running, was_running;
     int late;                      /* finished after its deadline */
+    int aborted;                   /* aborted at the project's request, never run: reported
+                                    * as aborted (finished is when) */
     int files[EMU_MAX_JOB_FILES];  /* input files (ids of the caller's name table) */
     int nfiles;
 };
@@ -153,7 +165,7 @@ struct emu_client {
     double avail_flops, used_flops, idle_flops, wasted_flops;
     double gpu_avail_flops, gpu_idle_flops;   /* the GPU's part of the above */
     double on_time;
-    long jobs_finished, jobs_late;
+    long jobs_finished, jobs_late, jobs_aborted;
 };
 
 /* What one RPC asks of a project. */
@@ -193,6 +205,9 @@ struct emu_answer {
     int njobs;
     const char *const *deletes;    /* sticky files to let go */
     int ndeletes;
+    const char *const *aborts;     /* jobs the project aborts (EMU_ABORTS) */
+    const int *abort_always;       /* per abort: 1 <result_abort>, 0 ..._if_not_started */
+    int naborts;
     int no_apps[EMU_NRSC];         /* resources the project has no app for */
     int send_full_workload;
     long long hostid;              /* > 0: the project gave this host an id */

@@ -66,6 +66,7 @@ void emu_metrics_add(struct emu_metrics *m, const struct emu_client *c)
     m->used_flops += c->used_flops;
     m->jobs_finished += c->jobs_finished;
     m->jobs_late += c->jobs_late;
+    m->jobs_aborted += c->jobs_aborted;
     if (c->nproj < 2 || c->on_time <= 0)
         return;
     for (p = 0; p < c->nproj; p++) {

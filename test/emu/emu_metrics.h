@@ -43,7 +43,7 @@ struct emu_metrics {
     double gpu_avail_flops, gpu_idle_flops;
     double sv_sum, mono_sum;
     int nmulti;                    /* hosts with more than one project */
-    long jobs_finished, jobs_late;
+    long jobs_finished, jobs_late, jobs_aborted;
 };
 
 void emu_metrics_init(struct emu_metrics *m);

@@ -37,6 +37,8 @@ static const struct opt opts[] = {
     { "--jc", K_INT, "1|2", "runtime estimates: 1 without, 2 with duration correction" },
     { "--fetch", K_INT, "1|2",
       "resource backoffs: 1 as seed 002, 2 as client 7.20 (finished jobs clear them; reports ask for work)" },
+    { "--ignore-aborts", K_FLAG, "",
+      "the client ignores the project's aborts (as the emulator did before client 7.20's)" },
     { "--f", K_DBL, "F", "jobs really take F times their estimate" },
     { "--rpc-fail", K_DBL, "P", "chance that an RPC fails in transport" },
     { "--max-reports", K_INT, "N", "finished jobs a client reports per RPC at most (64)" },
@@ -140,6 +142,7 @@ static int apply(struct emu_cli *cli, const char *name, const char *arg)
     if (IS("--no-stubs")) { sc->nstubs = 0; return 0; }
     if (IS("--locality")) { sc->locality = 1; return 0; }
     if (IS("--plain")) { sc->locality = 0; return 0; }
+    if (IS("--ignore-aborts")) { sc->client.ignore_aborts = 1; return 0; }
     if (IS("--no-file-pref")) { sc->file_pref = 0; return 0; }
     if (IS("--no-positions")) { sc->positions = 0; return 0; }
     if (IS("--ws1")) { sc->ws2 = 0; return 0; }

@@ -64,12 +64,14 @@ int emu_request_write(struct buf *b, const struct emu_client *c, const struct em
         if (j->proj != ask->proj || j->finished <= 0)
             continue;
         r++;
+        /* an aborted job: state 6 (aborted), EXIT_ABORTED_BY_PROJECT */
         buf_printf(b,
                    "<result>\n<name>%s</name>\n<final_cpu_time>%.3f</final_cpu_time>\n"
-                   "<final_elapsed_time>%.3f</final_elapsed_time>\n<exit_status>0</exit_status>\n"
-                   "<state>5</state>\n<platform>%s</platform>\n<version_num>%d</version_num>\n"
+                   "<final_elapsed_time>%.3f</final_elapsed_time>\n<exit_status>%d</exit_status>\n"
+                   "<state>%d</state>\n<platform>%s</platform>\n<version_num>%d</version_num>\n"
                    "%s%s%s</result>\n",
-                   j->name, j->elapsed, j->elapsed, ri->platform, ri->version_num,
+                   j->name, j->elapsed, j->elapsed, j->aborted ? 202 : 0, j->aborted ? 6 : 5,
+                   ri->platform, ri->version_num,
                    j->rsc ? "<plan_class>" : "", j->rsc ? ri->gpu_plan_class : "",
                    j->rsc ? "</plan_class>\n" : "");
     }
@@ -126,7 +128,7 @@ int emu_request_write(struct buf *b, const struct emu_client *c, const struct em
 
 /* ---- replies ---- */
 
-enum rec { R_NONE, R_FILE, R_AV, R_WU, R_RESULT, R_ACK, R_NO_WORK };
+enum rec { R_NONE, R_FILE, R_AV, R_WU, R_RESULT, R_ACK, R_NO_WORK, R_ABORT };
 
 struct parse {
     struct emu_reply *r;
@@ -179,6 +181,15 @@ static void start(struct parse *p, int d, const char *name, int empty)
             }
         } else if (strcmp(name, "result_ack") == 0) {
             p->rec = R_ACK;
+        } else if (strcmp(name, "result_abort") == 0 ||
+                   strcmp(name, "result_abort_if_not_started") == 0) {
+            if (r->naborts < EMU_R_MAX_ABORTS) {
+                r->aborts[r->naborts][0] = '\0';
+                r->abort_always[r->naborts] = strcmp(name, "result_abort") == 0;
+                p->rec = R_ABORT;
+            } else {
+                r->overflow = 1;
+            }
         } else if (strcmp(name, "rsc_no_work") == 0) {
             if (r->nno_work < EMU_R_MAX_RSC) {
                 r->no_work_rsc[r->nno_work][0] = '\0';
@@ -270,6 +281,10 @@ static void text(struct parse *p, int d, const char *v)
                     r->overflow = 1;
             }
             break;
+        case R_ABORT:
+            if (strcmp(e2, "name") == 0)
+                copy(r->aborts[r->naborts], EMU_RNAME, v);
+            break;
         case R_NO_WORK:
             if (strcmp(e2, "rsc") == 0)
                 copy(r->no_work_rsc[r->nno_work], 32, v);
@@ -300,6 +315,7 @@ static void finish(struct parse *p)
     case R_WU: r->nwus++; break;
     case R_RESULT: r->nresults++; break;
     case R_NO_WORK: r->nno_work++; break;
+    case R_ABORT: r->naborts += r->aborts[r->naborts][0] != '\0'; break;
     default: break;
     }
     p->rec = R_NONE;
@@ -315,7 +331,7 @@ int emu_reply_parse(struct emu_reply *r, const char *body, size_t len)
     r->request_delay = 0;
     r->next_rpc_delay = 0;
     r->send_full_workload = 0;
-    r->nfiles = r->navs = r->nwus = r->nresults = r->nacks = r->ndeletes = 0;
+    r->nfiles = r->navs = r->nwus = r->nresults = r->nacks = r->ndeletes = r->naborts = 0;
     r->nno_rsc_apps = r->nno_work = r->overflow = 0;
     memset(&p, 0, sizeof p);
     p.r = r;

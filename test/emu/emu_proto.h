@@ -67,6 +67,7 @@ struct emu_rresult {
 #define EMU_R_MAX_FILES 512
 #define EMU_R_MAX_ACKS 512
 #define EMU_R_MAX_DELETES 4096
+#define EMU_R_MAX_ABORTS 512
 #define EMU_R_MAX_AVS 8
 #define EMU_R_MAX_RSC 8
 
@@ -87,6 +88,9 @@ struct emu_reply {
     int nacks;
     char deletes[EMU_R_MAX_DELETES][EMU_RNAME];
     int ndeletes;
+    char aborts[EMU_R_MAX_ABORTS][EMU_RNAME];  /* <result_abort...>'s names */
+    int abort_always[EMU_R_MAX_ABORTS];      /* 1: <result_abort>; 0: ..._if_not_started */
+    int naborts;
     char no_rsc_apps[EMU_R_MAX_RSC][32];
     int nno_rsc_apps;
     char no_work_rsc[EMU_R_MAX_RSC][32];

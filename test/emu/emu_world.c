@@ -336,6 +336,11 @@ static void rpc_real(struct world *w, struct whost *h, const struct emu_ask *ask
     w->out->deletes += rp->ndeletes;
     a.deletes = w->names + nnames - rp->ndeletes;
     a.ndeletes = rp->ndeletes;
+    for (i = 0; i < rp->naborts; i++)
+        w->names[nnames++] = rp->aborts[i];
+    a.aborts = w->names + nnames - rp->naborts;
+    a.abort_always = rp->abort_always;
+    a.naborts = rp->naborts;
     {
         struct emu_files_cb cb = { file_id, downloaded, w };
         if (emu_client_answer(&h->c, now, ask, &a, &cb) < 0)
@@ -546,7 +551,8 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
     buf_init(&w.reply);
     w.rp = malloc(sizeof *w.rp);
     w.jobs = calloc(EMU_R_MAX_JOBS, sizeof *w.jobs);
-    w.names = calloc(EMU_R_MAX_ACKS + EMU_R_MAX_DELETES + EMU_R_MAX_JOBS * EMU_MAX_JOB_FILES,
+    w.names = calloc(EMU_R_MAX_ACKS + EMU_R_MAX_DELETES + EMU_R_MAX_ABORTS +
+                     EMU_R_MAX_JOBS * EMU_MAX_JOB_FILES,
                      sizeof *w.names);
     w.ack_copy = calloc(EMU_R_MAX_ACKS, sizeof *w.ack_copy);
     if (!w.rp || !w.jobs || !w.names || !w.ack_copy) {
@@ -720,6 +726,7 @@ int emu_run(const struct emu_scenario *sc, struct emu_outcome *out, char *err, s
     out->gpu_flops_frac = w.m.avail_flops > 0 ? w.m.gpu_avail_flops / w.m.avail_flops : 0;
     out->jobs_finished = w.m.jobs_finished;
     out->jobs_late = w.m.jobs_late;
+    out->jobs_aborted = w.m.jobs_aborted;
     out->files_used = w.files.n;
     if (w.files.n > 0) {
         long sum = 0;
@@ -791,8 +798,9 @@ void emu_outcome_print(const struct emu_scenario *sc, const struct emu_outcome *
         printf("  idleness in the batch's first %.0f%%: %.4f, middle: %.4f, last %.0f%%: %.4f\n",
                100 * EMU_HEAD_SHARE, o->idle_head, o->idleness - o->idle_head - o->idle_tail,
                100 * EMU_TAIL_SHARE, o->idle_tail);
-    printf("  jobs finished %ld (%ld late); results received %ld, acked %ld; double sends %ld; "
-           "abandoned %ld\n", o->jobs_finished, o->jobs_late, o->results_received,
+    printf("  jobs finished %ld (%ld late), aborted by the project before they ran %ld; "
+           "results received %ld, acked %ld; double sends %ld; abandoned %ld\n",
+           o->jobs_finished, o->jobs_late, o->jobs_aborted, o->results_received,
            o->reports_acked, o->double_sends, o->abandoned);
     if (sc->lose_queue_per_day > 0)
         printf("  queues lost: %ld (%ld jobs forgotten), results resent to the same host %ld\n",

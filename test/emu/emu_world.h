@@ -115,7 +115,7 @@ struct emu_outcome {
     long jobs_forgotten;           /* jobs the clients forgot in them */
     long resends_received;         /* a result name received again by the same host */
     long hosts_total, departures;
-    long jobs_finished, jobs_late;
+    long jobs_finished, jobs_late, jobs_aborted;
     struct emu_batch_db db;
     double sim_days, wall_secs, handler_secs, daemon_secs;
     double daemon_secs_each[EMU_NDAEMONS];

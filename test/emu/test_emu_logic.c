@@ -11,6 +11,7 @@
 #include "emu_client.h"
 #include "emu_host.h"
 #include "emu_metrics.h"
+#include "emu_proto.h"
 #include "emu_rng.h"
 #include "emu_rrsim.h"
 #include "emu_stub.h"
@@ -304,6 +305,88 @@ static void test_client(void)
 }
 
 /*
+ * The project's aborts as client 7.20 takes them: a job never started
+ * goes at <result_abort_if_not_started>, one that ran goes only at
+ * <result_abort>, and an aborted job is reported as such (state 6, exit
+ * status 202).  With ignore (the emulator before) nothing goes.
+ */
+static void test_client_aborts(int ignore)
+{
+    struct emu_client c;
+    struct emu_client_params par;
+    struct emu_hw hw;
+    struct emu_ask ask;
+    struct emu_answer a;
+    struct emu_new_job nj;
+    struct emu_files_cb cb = { file_id, downloaded, NULL };
+    const char *fname[1] = { "f0" }, *names[2] = { "job_0", "job_1" };
+    double nbytes[1] = { 1000 }, share = 1, t;
+    int sticky[1] = { 1 }, always[2] = { 0, 0 }, i;
+    const char *tag = ignore ? "ignored" : "7.20";
+
+    one_cpu_client(&hw, &par);
+    par.ignore_aborts = ignore;
+    emu_client_init(&c, &hw, &par, &share, 1, 1, 0);
+    for (i = 0; i < 2; i++) {
+        emu_client_plan(&c, 0, 1, &ask);
+        memset(&a, 0, sizeof a);
+        one_job_reply(&a, &nj, names[i], 1e11, 1e11, 86400, fname, nbytes, sticky);
+        emu_client_answer(&c, 0, &ask, &a, &cb);
+    }
+    for (t = 0; t < 60; t += 10)
+        emu_client_advance(&c, t, 10);
+    TAP_EQ_INT(c.njobs, 2, "aborts (%s): two jobs queued", tag);
+    TAP_CHECK(c.jobs[0].done > 0 && c.jobs[1].done == 0, "aborts (%s): the first one runs", tag);
+
+    /* both "if not started": only the second goes */
+    memset(&a, 0, sizeof a);
+    a.ok = 1;
+    a.aborts = names;
+    a.abort_always = always;
+    a.naborts = 2;
+    ask.proj = 0;
+    emu_client_answer(&c, 60, &ask, &a, &cb);
+    TAP_EQ_INT(c.jobs[0].aborted, 0, "aborts (%s): a started job stays at 'if not started'", tag);
+    TAP_EQ_INT(c.jobs[1].aborted, !ignore, "aborts (%s): the job never started %s", tag,
+               ignore ? "stays" : "goes");
+    TAP_EQ_INT(c.jobs[1].finished > 0, !ignore, "aborts (%s): ... and is to be reported", tag);
+    TAP_EQ_DBL(c.wasted_flops, 0, 0, "aborts (%s): nothing computed was wasted", tag);
+
+    /* a plain abort ends the running one too, and its work is wasted */
+    always[0] = 1;
+    a.naborts = 1;
+    emu_client_answer(&c, 60, &ask, &a, &cb);
+    TAP_EQ_INT(c.jobs[0].aborted, !ignore, "aborts (%s): <result_abort> ends a running job",
+               tag);
+    TAP_EQ_DBL(c.wasted_flops, ignore ? 0 : 6e10, 1, "aborts (%s): its 60 s of work wasted",
+               tag);
+    TAP_EQ_INT((int)c.jobs_aborted, ignore ? 0 : 2, "aborts (%s): counted", tag);
+    for (t = 60; t < 300; t += 10)
+        emu_client_advance(&c, t, 10);
+    TAP_EQ_INT(c.jobs_finished, ignore ? 2 : 0, "aborts (%s): %s", tag,
+               ignore ? "both ran to the end" : "neither ran on");
+    emu_client_free(&c);
+}
+
+/* The reply's aborts are read with their kind. */
+static void test_reply_aborts(void)
+{
+    static const char xml[] =
+        "<scheduler_reply>\n<result_abort>\n<name>r_1</name>\n</result_abort>\n"
+        "<result_abort_if_not_started>\n<name>r_2</name>\n</result_abort_if_not_started>\n"
+        "<result_abort_if_not_started>\n</result_abort_if_not_started>\n"
+        "</scheduler_reply>\n";
+    static struct emu_reply r;
+
+    TAP_EQ_INT(emu_reply_parse(&r, xml, sizeof xml - 1), 0, "reply with aborts parsed");
+    TAP_EQ_INT(r.naborts, 2, "two aborts with a name (one without is skipped)");
+    TAP_CHECK(strcmp(r.aborts[0], "r_1") == 0 && r.abort_always[0] == 1,
+              "<result_abort>: r_1, always");
+    TAP_CHECK(strcmp(r.aborts[1], "r_2") == 0 && r.abort_always[1] == 0,
+              "<result_abort_if_not_started>: r_2, only if not started");
+}
+
+/*
  * Resource backoffs as client 7.20 (fetch 2) against seed 002 alone
  * (fetch 1): a call back requested by the project while backed off asks
  * for work only as 7.20 ("piggyback") and does not lengthen the backoff;
@@ -404,5 +487,8 @@ int main(void)
     test_client();
     test_client_backoffs(EMU_FETCH_720);
     test_client_backoffs(EMU_FETCH_SEED);
+    test_client_aborts(0);
+    test_client_aborts(1);
+    test_reply_aborts();
     return tap_done();
 }
