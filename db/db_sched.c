@@ -94,7 +94,7 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
 /* fillers: the columns of the other parts, typed as theirs */
 #define AUTH_FILLER "0, '', '', 0, 0e0, 0e0, 0e0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0e0, 0e0, 0, " \
                     "0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, 0, 0, 0e0, 0, "
-#define REPORTED_FILLER "0, '', 0, 0, 0, 0, 0e0, 0e0, 0, "
+#define REPORTED_FILLER "0, '', 0, 0, 0, 0, 0e0, 0e0, 0, 0, "
 #define TEAM_FILLER "0, 0, 0, 0, 0, 0, 0, 0, 0e0, 0e0, 0e0, 0, 0, 0, 0, 0e0, 0, 0, 0, 0"
     static const char sql[] =
         "SELECT 0, u.id, u.authenticator, u.name, u.create_time, u.total_credit, "
@@ -124,7 +124,7 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
         "UNION ALL "
         "SELECT 1, " AUTH_FILLER
         "r.id, r.name, r.hostid, r.server_state, r.outcome, r.app_version_id, "
-        "r.flops_estimate, w.rsc_fpops_est, r.sent_time, " TEAM_FILLER " "
+        "r.flops_estimate, w.rsc_fpops_est, r.sent_time, r.batch, " TEAM_FILLER " "
         "FROM JSON_TABLE(?, '$[*]' COLUMNS (name VARCHAR(254) PATH '$')) j "
         "JOIN result r ON r.name = j.name JOIN workunit w ON w.id = r.workunitid "
         "UNION ALL "
@@ -183,9 +183,10 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
             DBV_INT(x.rr.id), DBV_BUF(x.rr.name), DBV_INT(x.rr.hostid),
             DBV_INT(x.rr.server_state), DBV_INT(x.rr.outcome), DBV_INT(x.rr.app_version_id),
             DBV_DBL(x.rr.flops_estimate), DBV_DBL(x.rr.rsc_fpops_est), DBV_INT(x.rr.sent_time),
+            DBV_INT(x.rr.batch),
             CURSOR_ROW_BINDINGS(x.cr),
         };
-        r = db_query(c, SLOT_AUTH, sql, params, 7, cols, 60, auth_row, &x, NULL,
+        r = db_query(c, SLOT_AUTH, sql, params, 7, cols, 61, auth_row, &x, NULL,
                      "look up account and host");
     }
     free(bl.p);

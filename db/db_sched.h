@@ -100,6 +100,7 @@ struct db_reported_row {
     double flops_estimate;
     double rsc_fpops_est;
     int sent_time;
+    int batch;
 };
 
 /* Where the look-up puts the rows of held->reported that exist (of any

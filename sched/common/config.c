@@ -131,7 +131,8 @@ static const struct cfg_key config_table[] = {
     { "lost_host_new_silence", CT_INT, OFF(lost_host_new_silence), "86400", 600, 365 * 86400,
       "seconds of silence before a host whose rhythm is not known yet is presumed gone" },
     { "tail_budget", CT_DBL, OFF(tail_budget), "0.04", 0, 1,
-      "share of a batch's flops that backup replicas of its tail may take (0: no backups)" },
+      "share of a batch's flops that backup replicas of its tail may cost (a replica aborted "
+      "before it ran gives its flops back; 0: no backups)" },
     { "tail_gain_ratio", CT_DBL, OFF(tail_gain_ratio), "0.5", 0.01, 1,
       "a backup is sent only if its expected time is at most this times the original's "
       "expected remaining time" },

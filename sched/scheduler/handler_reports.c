@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db_tail.h"
 #include "estimate.h"
 #include "handler_internal.h"
 #include "host_quota.h"
 #include "log.h"
+
+#define REFUND_BATCHES 8
 
 struct report_ctx {
     struct request_state *rs;
@@ -25,6 +28,11 @@ struct report_ctx {
     struct db_report_update *updates;
     int nupdates;
     int hav_dirty[DB_MAX_HAV];
+    /* replicas aborted before they ran, per batch: their backup budget
+     * comes back (refund_unstarted) */
+    int refund_batch[REFUND_BATCHES];
+    double refund_fpops[REFUND_BATCHES];
+    int nrefunds;
 };
 
 static const struct req_reported_result *find_reported(const struct sched_request *req,
@@ -69,6 +77,31 @@ static void judge_report(struct report_ctx *x, const struct db_reported_row *row
                                                          x->project_quota));
 }
 
+/*
+ * A replica that the client dropped at the project's abort before it ran
+ * cost nothing: its job's quorum was reached without it (by a backup, or
+ * its backup lost the race before starting).  The batch's backup budget
+ * (tail_pick.h) counts what backups cost, so the job's flops go back to
+ * it: a backup of a result still waiting in a queue then costs only when
+ * both run.
+ */
+static void note_refund(struct report_ctx *x, const struct db_reported_row *row)
+{
+    int i;
+    if (row->batch <= 0 || !(row->rsc_fpops_est > 0))
+        return;
+    for (i = 0; i < x->nrefunds && x->refund_batch[i] != row->batch; i++)
+        ;
+    if (i == REFUND_BATCHES)
+        return;                    /* a rare request: the rest keep their charge */
+    if (i == x->nrefunds) {
+        x->refund_batch[i] = row->batch;
+        x->refund_fpops[i] = 0;
+        x->nrefunds++;
+    }
+    x->refund_fpops[i] += row->rsc_fpops_est;
+}
+
 static int report_row(void *vctx, const struct db_reported_row *row)
 {
     struct report_ctx *x = vctx;
@@ -108,6 +141,9 @@ static int report_row(void *vctx, const struct db_reported_row *row)
         judge_report(x, row, 1);
     else if (success && !x->validating)
         judge_report(x, row, 0);
+    if (rr->state == CRS_ABORTED && rr->exit_status == EXIT_ABORTED_BY_PROJECT &&
+        !(rr->final_elapsed_time > 0))
+        note_refund(x, row);
     if (success && row->sent_time > 0)
         rhythm_add_turnaround(&rs->rhythm, (double)rs->now - row->sent_time);
     if (success && row->flops_estimate > 0 && row->rsc_fpops_est > 0 &&
@@ -156,6 +192,14 @@ int handler_handle_reports(struct sched_ctx *ctx, struct request_state *rs)
                 added[nadded++] = rs->havs[i];
         }
         r = db_hav_upsert(ctx->db, rs->hostid, added, nadded);
+    }
+    for (i = 0; i < x.nrefunds && r == DB_OK && ctx->cfg.tail_budget > 0; i++) {
+        int ok;
+        r = db_tail_budget(ctx->db, x.refund_batch[i], -x.refund_fpops[i], 0, &ok);
+        if (r == DB_OK)
+            log_debug("[host#%d] [batch#%d] %.3g flops of replicas aborted before they ran "
+                      "go back to the backup budget", rs->hostid, x.refund_batch[i],
+                      x.refund_fpops[i]);
     }
     rs->nreported = x.nupdates;
     free(x.updates);

@@ -29,6 +29,10 @@ enum client_result_state {
     CRS_UPLOAD_FAILED = 7
 };
 
+/* The exit status of a task the client aborted because the project said
+ * so (<result_abort>, <result_abort_if_not_started>). */
+#define EXIT_ABORTED_BY_PROJECT 202
+
 /* One coprocessor type the host has, with its own work request. */
 struct req_coproc {
     char type[LIM_NAME_LEN + 1];   /* "NVIDIA", "ATI", "intel_gpu", or a cc_config type */

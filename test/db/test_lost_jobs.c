@@ -23,9 +23,12 @@ static struct sched_ctx ctx;
 static struct buf reply;
 static char auth[65];
 static int seqno;
-/* the results the next send_req() reports as successes (steady state) */
+/* the results the next send_req() reports: successes (steady state), or
+ * with report_aborted_after, aborted by the project after that many
+ * seconds of running (0: never ran) */
 static const char *const *report_names;
 static int nreport_names;
+static double report_aborted_after = -1;
 
 /*
  * Send request 02 (a CPU work request, 103680 s) for hostid, with
@@ -70,9 +73,15 @@ static void send_req(int hostid, const char *const *names, int n, int dont_send,
         }
         buf_put(&nb, p, (size_t)(end - p));
         for (i = 0; i < nreport_names; i++)
-            buf_printf(&nb, "<result>\n<name>%s</name>\n<final_cpu_time>100</final_cpu_time>\n"
-                       "<final_elapsed_time>110</final_elapsed_time>\n<exit_status>0"
-                       "</exit_status>\n<state>5</state>\n</result>\n", report_names[i]);
+            if (report_aborted_after >= 0)
+                buf_printf(&nb, "<result>\n<name>%s</name>\n<final_cpu_time>%.0f"
+                           "</final_cpu_time>\n<final_elapsed_time>%.0f</final_elapsed_time>\n"
+                           "<exit_status>202</exit_status>\n<state>6</state>\n</result>\n",
+                           report_names[i], report_aborted_after, report_aborted_after);
+            else
+                buf_printf(&nb, "<result>\n<name>%s</name>\n<final_cpu_time>100</final_cpu_time>\n"
+                           "<final_elapsed_time>110</final_elapsed_time>\n<exit_status>0"
+                           "</exit_status>\n<state>5</state>\n</result>\n", report_names[i]);
         p = end;
     }
     buf_puts(&nb, p);
@@ -390,6 +399,56 @@ int main(void)
                    "steady state, plain, without jobs: %lu statements (4)", st.statements);
         report_names = NULL;
         nreport_names = 0;
+    }
+
+    /* 10. a replica dropped at the project's abort before it ran cost
+     * nothing: its flops go back to the batch's backup budget; one that
+     * had run keeps its charge */
+    {
+        const char *rep1[1];
+        long long fpops = tu_scalar(&ctx, 157, "SELECT CAST(rsc_fpops_est AS SIGNED) FROM "
+                                    "workunit WHERE batch = ? LIMIT 1", batch);
+        char sql[160];
+        double used;
+
+        double budget_was = ctx.cfg.tail_budget;
+
+        ctx.cfg.tail_budget = 0.04;      /* backups on, as by default */
+        TAP_CHECK(fpops > 0, "refund: jobs of %lld flops", fpops);
+        n = in_progress(hostid, names);
+        TAP_CHECK(n >= 3, "refund: the host holds %d jobs", n);
+        snprintf(sql, sizeof sql, "UPDATE batch SET backup_fpops = %lld * 5 WHERE id = ?", fpops);
+        {
+            struct db_val bp[] = { DBV_INT(batch) };
+            TAP_CHECK(db_exec(ctx.db, 158, sql, bp, 1, NULL, "test: backup budget") == DB_OK &&
+                      db_commit(ctx.db) == DB_OK, "refund: the batch has 5 jobs of budget used");
+        }
+        report_aborted_after = 0;
+        rep1[0] = names[0];
+        report_names = rep1;
+        nreport_names = 1;
+        for (i = 1; i < n; i++)
+            list[i - 1] = names[i];
+        send_req(hostid, list, n - 1, 0, 0, &st);
+        used = (double)tu_scalar(&ctx, 140, "SELECT CAST(backup_fpops AS SIGNED) FROM batch "
+                                 "WHERE id = ?", batch);
+        TAP_EQ_INT(st.results_reported, 1, "refund: the aborted replica is reported");
+        TAP_EQ_DBL(used, 4.0 * (double)fpops, 1, "refund: aborted before it ran, its flops go "
+                   "back to the budget");
+        TAP_EQ_INT(by_name(165, "SELECT outcome FROM result WHERE name = ?", names[0]), 3,
+                   "refund: the replica is a client error (aborted)");
+        report_aborted_after = 50;
+        rep1[0] = names[1];
+        for (i = 2; i < n; i++)
+            list[i - 2] = names[i];
+        send_req(hostid, list, n - 2, 0, 0, &st);
+        used = (double)tu_scalar(&ctx, 140, "SELECT CAST(backup_fpops AS SIGNED) FROM batch "
+                                 "WHERE id = ?", batch);
+        TAP_EQ_DBL(used, 4.0 * (double)fpops, 1, "refund: aborted after it ran, nothing back");
+        report_aborted_after = -1;
+        report_names = NULL;
+        nreport_names = 0;
+        ctx.cfg.tail_budget = budget_was;
     }
 
     TAP_EQ_INT(invariant_breaks(), breaks_before, "the invariant checks find nothing new");
