@@ -29,7 +29,7 @@ struct report_ctx {
     int nupdates;
     int hav_dirty[DB_MAX_HAV];
     /* replicas aborted before they ran, per batch: their backup budget
-     * comes back (refund_unstarted) */
+     * comes back (note_refund) */
     int refund_batch[REFUND_BATCHES];
     double refund_fpops[REFUND_BATCHES];
     int nrefunds;

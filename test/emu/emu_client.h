@@ -82,11 +82,12 @@ struct emu_client_params {
 };
 
 /*
- * Client 7.20's handling of the project's aborts: <result_abort> ends the
- * job whether it ran or not; <result_abort_if_not_started> ends it only
- * if it never ran (no task was ever started for it).  Either way it is
- * reported at the next RPC as aborted (state 6, exit status 202,
- * EXIT_ABORTED_BY_PROJECT), and what it computed is wasted.
+ * EMU_ABORTS: client 7.20's handling of the project's aborts.
+ * <result_abort> ends the job whether it ran or not;
+ * <result_abort_if_not_started> ends it only if it never ran (no task
+ * was ever started for it).  Either way it is reported at the next RPC
+ * as aborted (state 6, exit status 202, EXIT_ABORTED_BY_PROJECT), and
+ * what it computed is wasted.
  */
 
 /*

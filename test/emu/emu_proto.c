@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched_request.h"
+
 /* ---- requests ---- */
 
 int emu_request_write(struct buf *b, const struct emu_client *c, const struct emu_ask *ask,
@@ -64,13 +66,14 @@ int emu_request_write(struct buf *b, const struct emu_client *c, const struct em
         if (j->proj != ask->proj || j->finished <= 0)
             continue;
         r++;
-        /* an aborted job: state 6 (aborted), EXIT_ABORTED_BY_PROJECT */
+        /* an aborted job is reported as the scheduler reads one */
         buf_printf(b,
                    "<result>\n<name>%s</name>\n<final_cpu_time>%.3f</final_cpu_time>\n"
                    "<final_elapsed_time>%.3f</final_elapsed_time>\n<exit_status>%d</exit_status>\n"
                    "<state>%d</state>\n<platform>%s</platform>\n<version_num>%d</version_num>\n"
                    "%s%s%s</result>\n",
-                   j->name, j->elapsed, j->elapsed, j->aborted ? 202 : 0, j->aborted ? 6 : 5,
+                   j->name, j->elapsed, j->elapsed, j->aborted ? EXIT_ABORTED_BY_PROJECT : 0,
+                   j->aborted ? CRS_ABORTED : CRS_FILES_UPLOADED,
                    ri->platform, ri->version_num,
                    j->rsc ? "<plan_class>" : "", j->rsc ? ri->gpu_plan_class : "",
                    j->rsc ? "</plan_class>\n" : "");
