@@ -51,6 +51,8 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "                  (o.userid = ? OR o.server_state = 2 OR "
         "                   (o.server_state = 4 AND (o.replica_flags & 1) <> 0))) "
         "  AND (SELECT COUNT(*) FROM result m WHERE m.workunitid = w.id) < w.max_total_results "
+        "  AND (SELECT COUNT(*) FROM result s WHERE s.workunitid = w.id AND s.server_state = 5 "
+        "       AND s.outcome = 1 AND s.validate_state <> 2) < w.min_quorum "
         "  AND (w.cursor_id = 0 OR NOT EXISTS ("
         "       SELECT 1 FROM locality_cursor c WHERE c.batch_id = w.batch AND "
         "       (c.first_ungenerated_job_num <= c.last_job_num OR EXISTS ("
@@ -144,7 +146,9 @@ int db_tail_insert(struct db_conn *c, const struct db_tail_new *b, int *id)
         "FROM workunit w WHERE w.id = ? AND w.canonical_resultid = 0 AND w.error_mask = 0 "
         "AND NOT EXISTS (SELECT 1 FROM result o WHERE o.workunitid = w.id AND "
         "                (o.userid = ? OR (o.server_state = 4 AND (o.replica_flags & 1) <> 0))) "
-        "AND (SELECT COUNT(*) FROM result m WHERE m.workunitid = w.id) < w.max_total_results";
+        "AND (SELECT COUNT(*) FROM result m WHERE m.workunitid = w.id) < w.max_total_results "
+        "AND (SELECT COUNT(*) FROM result s WHERE s.workunitid = w.id AND s.server_state = 5 "
+        "     AND s.outcome = 1 AND s.validate_state <> 2) < w.min_quorum";
     struct db_tail_new v = *b;
     struct db_val p[] = { DBV_INT(v.now), DBV_STR(v.name), DBV_INT(v.hostid), DBV_INT(v.userid),
                           DBV_INT(v.app_version_id), DBV_INT(v.report_deadline), DBV_INT(v.now),

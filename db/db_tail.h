@@ -27,7 +27,9 @@ struct db_tail_cand {
  * Up to limit results in progress of IN_PROGRESS batches of the apps
  * appids[0..nappids), oldest deadline first (ind_res_deadline), whose
  * workunit is unfinished, has no unsent result, no backup in progress and
- * no result of userid, and has fewer than max_total_results results; the
+ * no result of userid, fewer than max_total_results results and fewer
+ * than min_quorum successes not judged invalid (a job with its quorum
+ * in waits for the transitioner, and a backup then is wasted); the
  * result itself is neither a backup nor on a host presumed gone (those
  * have their replacement).  A locality batch is in its tail only when no
  * cursor has a job left to generate or an unsent result (ind_cursor_batch,
@@ -52,7 +54,8 @@ int db_tail_budget(struct db_conn *c, int batch_id, double fpops, double share, 
 
 /* The backup, sent to hostid/userid at now (server_state IN_PROGRESS,
  * replica_flags RF_BACKUP), if the workunit still needs none: unfinished,
- * no backup in progress, no result of userid, under max_total_results.
+ * no backup in progress, no result of userid, under max_total_results,
+ * short of its quorum of successes.
  * *id gets its id, 0 when it was not made (or DB_DUP: its name is taken). */
 struct db_tail_new {
     int wuid;

@@ -155,6 +155,28 @@ static void test_tail(void)
     TAP_EQ_INT(db_count(TS_SLOT + 4, "SELECT COUNT(*) FROM result WHERE workunitid = (SELECT workunitid "
                         "FROM result WHERE hostid = ? LIMIT 1)", h[0]), 3,
                "tail: the job has its original and two backups, one timed out");
+    /* the second backup comes back: the job has its quorum (1) although
+     * the original still runs, and until the transitioner sees it, no
+     * host gets a backup of it; a success judged invalid does not count */
+    ctx.cfg.tail_budget = 10;
+    {
+        struct db_val p[] = { DBV_INT(h[2]) };
+        db_exec(ctx.db, TS_SLOT + 6, "UPDATE result SET server_state = 5, outcome = 1, "
+                "validate_state = 0 WHERE hostid = ? AND server_state = 4", p, 1, NULL, "test");
+        db_commit(ctx.db);
+    }
+    h[3] = new_host_asks(auth[3], &st);
+    set_turnaround(h[3], 3600, 3);
+    send_req("02-hostid-assigned-work-request.xml", auth[3], h[3], 2, &st);
+    TAP_EQ_INT(st.jobs_sent, 0, "tail: no backup of a job whose quorum is in");
+    {
+        struct db_val p[] = { DBV_INT(h[2]) };
+        db_exec(ctx.db, TS_SLOT + 7, "UPDATE result SET validate_state = 2 WHERE hostid = ? "
+                "AND server_state = 5 AND outcome = 1", p, 1, NULL, "test");
+        db_commit(ctx.db);
+    }
+    send_req("02-hostid-assigned-work-request.xml", auth[3], h[3], 3, &st);
+    TAP_EQ_INT(st.jobs_sent, 1, "tail: a success judged invalid leaves room for a backup");
     ctx.cfg.tail_budget = budget;
     (void)user;
 }
