@@ -39,7 +39,8 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "IFNULL(h.rpc_time, 0), IFNULL(h.lost_time, 0), IFNULL(h.turnaround_n, 0), "
         "IFNULL(h.avg_turnaround, 0), IFNULL(h.on_frac, 1), IFNULL(h.active_frac, 1), "
         "IFNULL(h.rpc_gap_avg, 0), IFNULL(h.rpc_gap_dev, 0), IFNULL(h.rpc_gap_n, 0), "
-        "(SELECT COUNT(*) FROM result n WHERE n.workunitid = w.id) "
+        "(SELECT COUNT(*) FROM result n WHERE n.workunitid = w.id), "
+        "bt.total_fpops, bt.backup_fpops "
         "FROM result r FORCE INDEX (ind_res_deadline) "
         "JOIN workunit w ON w.id = r.workunitid "
         "JOIN batch bt ON bt.id = w.batch "
@@ -93,8 +94,9 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
             DBV_INT(t->host_turnaround_n), DBV_DBL(t->host_avg_turnaround),
             DBV_DBL(t->host_on_frac), DBV_DBL(t->host_active_frac), DBV_DBL(t->host_gap_avg),
             DBV_DBL(t->host_gap_dev), DBV_INT(t->host_gap_n), DBV_INT(t->nresults),
+            DBV_DBL(t->batch_total_fpops), DBV_DBL(t->batch_backup_fpops),
         };
-        r = db_query(c, SLOT_TAIL_CANDS, sql, params, 4, cols, 30, tail_row, &x, NULL,
+        r = db_query(c, SLOT_TAIL_CANDS, sql, params, 4, cols, 32, tail_row, &x, NULL,
                      "select results for backups");
     }
     free(b.p);

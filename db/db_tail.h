@@ -21,6 +21,8 @@ struct db_tail_cand {
     double host_gap_avg, host_gap_dev;
     int host_gap_n;
     int nresults;                  /* results the workunit has */
+    double batch_total_fpops;      /* its batch's flops, and what its backups */
+    double batch_backup_fpops;     /* have taken of the budget */
 };
 
 /*

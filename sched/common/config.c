@@ -135,7 +135,8 @@ static const struct cfg_key config_table[] = {
       "before it ran gives its flops back; 0: no backups)" },
     { "tail_gain_ratio", CT_DBL, OFF(tail_gain_ratio), "0.5", 0.01, 1,
       "a backup is sent only if its expected time is at most this times the original's "
-      "expected remaining time" },
+      "expected remaining time (at most that time when the batch's budget left covers a "
+      "backup of each of its results in progress)" },
     { "tail_deadline_factor", CT_DBL, OFF(tail_deadline_factor), "3", 1, 100,
       "a backup's deadline is this times its expected time (at least an hour, at most the "
       "job's delay_bound)" },

@@ -15,6 +15,11 @@ double tail_remaining(const struct tail_cand *c, double now)
     return r > t / 2 ? r : t / 2;
 }
 
+int tail_budget_ample(double left, double job_fpops, int ncands, int complete)
+{
+    return complete && ncands > 0 && job_fpops > 0 && left >= ncands * job_fpops;
+}
+
 int tail_host_reliable(const struct tail_params *p, int turnaround_n)
 {
     return turnaround_n >= (p->min_reports > 0 ? p->min_reports : 0);
@@ -31,7 +36,7 @@ int tail_pick(const struct tail_params *p, const struct tail_cand *c, int n, dou
         if (!(c[i].backup_secs > 0))
             continue;
         rem = tail_remaining(&c[i], now);
-        if (c[i].backup_secs > p->gain_ratio * rem)
+        if (c[i].backup_secs > (c[i].ample ? 1.0 : p->gain_ratio) * rem)
             continue;
         gain = rem - c[i].backup_secs;
         if (best < 0 || gain > best_gain ||

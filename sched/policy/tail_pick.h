@@ -16,7 +16,12 @@
  * The backup goes to the candidate with the greatest gain (expected
  * remaining time of the original minus the backup's expected time on this
  * host), among those where the backup's time is at most gain_ratio times
- * the original's remaining time; ties go to the oldest.  Its deadline is
+ * the original's remaining time; ties go to the oldest.  The ratio guards
+ * the budget: a backup only a little faster than its original may win
+ * the race, but a scarce budget is better kept for the results that are
+ * far behind.  When the budget left covers a backup of every candidate of
+ * the batch (ample), there is nothing to keep it for, and the bar is
+ * only that the backup be expected to finish first (ratio 1).  Its deadline is
  * deadline_factor times the backup's expected time from now, at least
  * TAIL_MIN_DEADLINE and at most the job's delay_bound: a short deadline
  * also makes the client run it before its other work.
@@ -42,8 +47,18 @@ struct tail_cand {
     double report_deadline;
     double backup_secs;            /* the backup's expected time on the asking host;
                                     * <= 0: this host cannot run it */
+    int ample;                     /* its batch's budget left covers a backup of each of
+                                    * its candidates (tail_budget_ample) */
     int delay_bound;
 };
+
+/*
+ * Does a batch's budget cover a backup of each of its candidates?  left:
+ * flops the budget still has; job_fpops: one backup's; ncands: the
+ * batch's candidates; complete: those are all of them (the candidates'
+ * read was not cut by its limit).
+ */
+int tail_budget_ample(double left, double job_fpops, int ncands, int complete);
 
 /* The original's expected remaining time at now. */
 double tail_remaining(const struct tail_cand *c, double now);

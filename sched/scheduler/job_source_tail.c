@@ -48,6 +48,22 @@ static void describe(const struct sched_ctx *ctx, const struct db_tail_cand *t, 
     c->delay_bound = t->wu.delay_bound;
 }
 
+/* tc[i].ample for each of the n candidates (tail_budget_ample); complete:
+ * they are all there are. */
+static void mark_ample(const struct sched_ctx *ctx, const struct db_tail_cand *t, int n,
+                       int complete, struct tail_cand *tc)
+{
+    int i, j;
+    for (i = 0; i < n; i++) {
+        int same = 0;
+        for (j = 0; j < n; j++)
+            same += t[j].wu.batch == t[i].wu.batch;
+        tc[i].ample = tail_budget_ample(ctx->cfg.tail_budget * t[i].batch_total_fpops -
+                                            t[i].batch_backup_fpops,
+                                        t[i].wu.rsc_fpops_est, same, complete);
+    }
+}
+
 int tail_send(struct sched_ctx *ctx, struct request_state *rs)
 {
     static struct db_tail_cand cands[TAIL_MAX_CANDS];
@@ -71,6 +87,7 @@ int tail_send(struct sched_ctx *ctx, struct request_state *rs)
         tc[i].backup_secs = handler_job_estimate(ctx, rs, &cands[i].wu, &est[i])
                                 ? est[i].wall + est[i].delay : 0;
     }
+    mark_ample(ctx, cands, n, n < limit, tc);
     for (;;) {
         struct db_tail_new b;
         struct db_candidate job;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "db_tail.h"
 #include "db_test_util.h"
 #include "tap.h"
 
@@ -149,6 +150,18 @@ static void test_tail(void)
     ctx.cfg.tail_budget = 1.5;   /* room for half a job more */
     send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 3, &st);
     TAP_EQ_INT(st.jobs_sent, 0, "tail: no backup past the budget");
+    {
+        /* the candidates carry their batch's budget (tail_budget_ample) */
+        static struct db_tail_cand tc[4];
+        int appid = (int)db_count(TS_SLOT + 9, "SELECT appid FROM result WHERE hostid = ? "
+                                  "LIMIT 1", h[0]), nc = 0;
+        int r = db_tail_candidates(ctx.db, user[3], &appid, 1, (int)time(NULL), 4, tc, &nc);
+        db_commit(ctx.db);
+        TAP_CHECK(r == DB_OK && nc == 1, "tail: one candidate for another user (%d)", nc);
+        TAP_EQ_DBL(tc[0].batch_total_fpops, 3.6e12, 1, "tail: with its batch's flops");
+        TAP_EQ_DBL(tc[0].batch_backup_fpops, 3.6e12, 1,
+                   "tail: and what its backups took (the one timed out)");
+    }
     ctx.cfg.tail_budget = 2;
     send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 4, &st);
     TAP_EQ_INT(st.jobs_sent, 1, "tail: within the budget, a new backup");

@@ -5,6 +5,7 @@
  * batch's tail (sched/policy/tail_pick.c).
  */
 #include <math.h>
+#include <string.h>
 
 #include "host_rhythm.h"
 #include "tail_pick.h"
@@ -97,6 +98,7 @@ static void test_tail(void)
     TAP_CHECK(!tail_host_reliable(&p, 0), "a host without reports gets no backup");
     TAP_CHECK(tail_host_reliable(&p, 1), "a host with a report may get one");
 
+    memset(c, 0, sizeof c);                  /* budgets not ample */
     for (i = 0; i < 4; i++) {
         c[i].sent_time = now - 3600;
         c[i].expected_secs = 36000;          /* 10 hours: 9 left */
@@ -147,9 +149,37 @@ static void test_tail(void)
     TAP_EQ_INT(tail_pick(&p, c, 0, now, &dl), -1, "no candidate: none");
 }
 
+/* An ample budget lowers the bar to "expected to finish first". */
+static void test_ample(void)
+{
+    const struct tail_params p = { 0.5, 3, 1 };
+    struct tail_cand c;
+    double dl = 0, now = 100000;
+
+    TAP_CHECK(tail_budget_ample(4e13, 1e13, 4, 1), "budget for each of 4 candidates: ample");
+    TAP_CHECK(!tail_budget_ample(3.9e13, 1e13, 4, 1), "a little short: not ample");
+    TAP_CHECK(!tail_budget_ample(4e13, 1e13, 4, 0), "more candidates than read: not ample");
+    TAP_CHECK(!tail_budget_ample(4e13, 1e13, 0, 1), "no candidate: not ample");
+    TAP_CHECK(!tail_budget_ample(4e13, 0, 4, 1), "jobs of unknown size: not ample");
+    TAP_CHECK(!tail_budget_ample(-1, 1e13, 1, 1), "a budget overdrawn: not ample");
+
+    memset(&c, 0, sizeof c);
+    c.sent_time = now - 5 * 3600;            /* expected at 6 h: 3 h left (T / 2) */
+    c.expected_secs = 6 * 3600;
+    c.report_deadline = now + 300000;
+    c.delay_bound = 345600;
+    c.backup_secs = 2 * 3600;                /* faster, but not twice as fast */
+    TAP_EQ_INT(tail_pick(&p, &c, 1, now, &dl), -1, "scarce budget: the bar is half");
+    c.ample = 1;
+    TAP_EQ_INT(tail_pick(&p, &c, 1, now, &dl), 0, "ample budget: faster is enough");
+    c.backup_secs = 3 * 3600 + 1;
+    TAP_EQ_INT(tail_pick(&p, &c, 1, now, &dl), -1, "ample budget: a slower backup still not");
+}
+
 int main(void)
 {
     test_rhythm();
     test_tail();
+    test_ample();
     return tap_done();
 }
