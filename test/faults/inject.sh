@@ -165,51 +165,85 @@ make_probe_body() {
         "$src_top/test/recorded/07-no-new-tasks-report-only.xml" >"$out_dir/probe-body.xml"
 }
 
-# kill_mariadb: SIGKILL mariadbd, probe the scheduler while it is down,
-# bring it back with "tools/sandbox start" (which must restart only what
-# is down), and check that Apache and the daemons lived through it.
-kill_mariadb() {
-    local mp ap newp newap rc=0 name before="" after="" t_kill
-    mp=$(mariadb_pid) || { log_fault mariadb_missing - "no mariadbd to kill"; return 0; }
-    ap=$(apache_pid)
+# The MariaDB fault runs beside the others, driven by the run's loop (a
+# killed mariadbd can take many seconds to exit on a loaded machine, and
+# "tools/sandbox start" as long to bring it back; the scheduler is killed
+# meanwhile, the daemons are not).  DB_STATE says where it is:
+#   0 not yet; 1 killed, waiting for the process to exit; 2 "tools/sandbox
+#   start" running (restart_pid); 3 back (or no mariadbd was found).
+DB_STATE=0
+# db_kill: SIGKILL mariadbd, noting Apache's and the daemons' pids, which
+# must be the same once it is back.
+db_kill() {
+    local name
+    DB_OLD_PID=$(mariadb_pid) || { log_fault mariadb_missing - "no mariadbd to kill"; DB_STATE=3; return 0; }
+    DB_APACHE_BEFORE=$(apache_pid)
+    DB_DAEMONS_BEFORE=""
     for name in work_generator transitioner locality_daemon assimilator file_deleter; do
-        before="$before $name=$(daemon_pid "$name" || echo none)"
+        DB_DAEMONS_BEFORE="$DB_DAEMONS_BEFORE $name=$(daemon_pid "$name" || echo none)"
     done
     make_probe_body
-    kill -KILL "$mp"
-    t_kill=$EPOCHREALTIME
-    log_fault mariadb "$mp" "SIGKILL"
-    while alive "$mp"; do sleep 0.02; done
-    probe
-    "$SANDBOX" --dir "$SB" --build "$build" start </dev/null >"$out_dir/restart.log" 2>&1 &
-    restart_pid=$!
-    while alive "$restart_pid"; do
-        probe
-        sleep 0.3
-    done
-    wait "$restart_pid" || rc=$?
-    restart_pid=""
-    newp=$(mariadb_pid) || newp=none
-    newap=$(apache_pid) || newap=none
-    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
-        after="$after $name=$(daemon_pid "$name" || echo none)"
-    done
-    probe
-    local down
-    down=$(awk -v a="$t_kill" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
-    log_fault mariadb_up "$newp" "restart_status=$rc down_s=$down apache_before=$ap" \
-        "apache_after=$newap daemons_before=[${before# }] daemons_after=[${after# }]"
-    if [ "$before" != "$after" ]; then
-        # a daemon died with the database: a finding; bring it back
-        log_fault daemon_died_with_db - "before [${before# }] after [${after# }]"
-        "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
-    fi
+    kill -KILL "$DB_OLD_PID"
+    DB_T_KILL=$EPOCHREALTIME
+    DB_NEXT_PROBE_MS=0
+    log_fault mariadb "$DB_OLD_PID" "SIGKILL"
+    DB_STATE=1
+}
+# db_step: one step of the outage, called at every round of the loop:
+# once mariadbd has exited, start "tools/sandbox start" (which must
+# restart only what is down); probe the scheduler every 0.3 s while it
+# runs; when it is done, log mariadb_up with the time MariaDB was down and
+# check that Apache and the daemons lived through it.
+db_step() {
+    local rc=0 newp newap after="" name down
+    case $DB_STATE in
+        1)
+            alive "$DB_OLD_PID" && return 0
+            probe
+            "$SANDBOX" --dir "$SB" --build "$build" start </dev/null >"$out_dir/restart.log" 2>&1 &
+            restart_pid=$!
+            DB_STATE=2
+            tick
+            DB_NEXT_PROBE_MS=$((NOW_MS + 300))
+            ;;
+        2)
+            if alive "$restart_pid"; then
+                tick
+                if [ "$NOW_MS" -ge "$DB_NEXT_PROBE_MS" ]; then
+                    probe
+                    DB_NEXT_PROBE_MS=$((NOW_MS + 300))
+                fi
+                return 0
+            fi
+            wait "$restart_pid" || rc=$?
+            restart_pid=""
+            newp=$(mariadb_pid) || newp=none
+            newap=$(apache_pid) || newap=none
+            for name in work_generator transitioner locality_daemon assimilator file_deleter; do
+                after="$after $name=$(daemon_pid "$name" || echo none)"
+            done
+            probe
+            down=$(awk -v a="$DB_T_KILL" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+            log_fault mariadb_up "$newp" "restart_status=$rc down_s=$down apache_before=$DB_APACHE_BEFORE" \
+                "apache_after=$newap daemons_before=[${DB_DAEMONS_BEFORE# }] daemons_after=[${after# }]"
+            DB_STATE=3
+            if [ "$DB_DAEMONS_BEFORE" != "$after" ]; then
+                # a daemon died with the database: a finding; bring it back
+                log_fault daemon_died_with_db - "before [${DB_DAEMONS_BEFORE# }] after [${after# }]"
+                "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
+            fi
+            ;;
+    esac
+    return 0
 }
 
 # kill_daemon_busy NAME: watch the daemon for up to 2 s; when it is inside
-# a pass (two samples 10 ms apart outside its sleep between passes),
-# SIGKILL it and start it again with "tools/sandbox daemons".  Returns 1
-# when it stayed idle (the caller tries again later).
+# a pass (two samples in a row outside its sleep between passes), SIGKILL
+# it and start it again with "tools/sandbox daemons".  Returns 1 when it
+# stayed idle (the caller tries again later).  The samples are taken as
+# fast as bash can read /proc/PID/syscall, with no fork and no pause:
+# some passes last a few milliseconds (the locality daemon's), and on a
+# loaded machine a forked command or a "sleep 0.01" takes longer than that.
 kill_daemon_busy() {
     local name=$1 pid sc prev="" newpid rc=0 cpu last until_us
     pid=$(daemon_pid "$name") || {
@@ -217,17 +251,15 @@ kill_daemon_busy() {
         "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
         return 1
     }
-    # 2 s of wall time (not a number of samples: on a loaded machine a
-    # sample takes far longer than its 10 ms pause)
     until_us=$(( ${EPOCHREALTIME/./} + 2000000 ))
     while [ "${EPOCHREALTIME/./}" -lt "$until_us" ]; do
-        sc=$(syscall_of "$pid")
+        read -r sc _ <"/proc/$pid/syscall" 2>/dev/null || sc=gone
         case $sc in
             35|230|gone) prev="" ;;
             *)
                 if [ -n "$prev" ]; then
-                    cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
                     kill -KILL "$pid"
+                    cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
                     last=$(tail -n 1 "$PROJECT_DIR/log/$name.log" 2>/dev/null | cut -c1-120)
                     log_fault "$name" "$pid" "in a pass: syscall=$(syscall_name "$prev")," \
                         "$(syscall_name "$sc") cpu_ticks=${cpu:-?} last_log=[$last]"
@@ -240,7 +272,6 @@ kill_daemon_busy() {
                 fi
                 prev=$sc ;;
         esac
-        sleep 0.01
     done
     return 1
 }

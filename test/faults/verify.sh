@@ -6,7 +6,8 @@
 # database gave a host that never reached it went out at a fault, and
 # every report stored was acknowledged.  Then the figures.
 # Needs from run: check, note, sql, SB, SANDBOX, TOOLS, CONF, out_dir,
-# FAULTS, SAMPLES, hosts, duration, fault_end, kill_every, MARGIN.
+# FAULTS, SAMPLES, hosts, load_s (the load's length), fault_end (the
+# planned fault phase), fault_phase_s (the one run), kill_every, MARGIN.
 
 # jget FILE KEY: the first number after "KEY": in FILE.
 jget() { grep -o "\"$2\": *[-0-9.e+]*" "$1" | head -n 1 | sed 's/.*: *//'; }
@@ -199,7 +200,7 @@ verify_all() {
     else
         tail_req=$((requests - tail_from_req))
         tail_fail=$((n_failed - tail_from_fail))
-        local tail_desc="no request failed in the last $((duration - tail_from_t)) s (from"
+        local tail_desc="no request failed in the last $((load_s - tail_from_t)) s (from"
         tail_desc="$tail_desc $tail_from_t s, $MARGIN s after the last fault): every host's"
         tail_desc="$tail_desc reports were acknowledged"
         if ! check "$tail_desc" eq "$tail_fail" 0; then
@@ -298,12 +299,12 @@ verify_all() {
 
     # ---- figures
     local rate down lost_bare
-    rate=$(awk -v a="$requests" -v d="$duration" 'BEGIN { printf "%.0f", a / d }')
+    rate=$(awk -v a="$requests" -v d="$load_s" 'BEGIN { printf "%.0f", a / (d > 0 ? d : 1) }')
     down=$(awk '{ s = $0; sub(/.*down_s=/, "", s); sub(/ .*/, "", s); print s }' <<<"$db_line")
     lost_bare=$(wc -l <"$out_dir/lost_without_fault.txt")
     {
-        echo "fault-injection run: $duration s of load, $hosts hosts in flight," \
-             "faults in the first $fault_end s"
+        echo "fault-injection run: $load_s s of load, $hosts hosts in flight," \
+             "faults in the first $fault_phase_s s (planned: $fault_end s)"
         echo "requests served     $requests ($rate/s), $((requests - n_failed)) without error"
         echo "jobs sent           $jobs; reports acknowledged $acked"
         echo "failed requests     $n_failed: transport $e_transport, http $e_http ($ap_codes)," \

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,28 @@
 #include "replay_stats.h"
 
 #define MAX_TEMPLATES 256
+
+/* Set by SIGINT or SIGTERM: end the run as its duration would (the
+ * requests in flight finish, the figures are printed).  A second signal
+ * kills, as the handler is reset by the first. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 struct opts {
     const char *url, *requests, *auth_file, *record, *sandbox;
@@ -146,6 +169,9 @@ static void usage(FILE *out)
         "                     path component)\n"
         "  --record FILE      write 'result_name hostid' for every job received\n"
         "  --json             also print the figures as one JSON line\n"
+        "\n"
+        "SIGINT or SIGTERM ends the run early, as --duration would: the requests in\n"
+        "flight finish and the figures are printed (a second signal kills).\n"
         "\n"
         "The last line is: replay: R req/s, J jobs/s, p50 A ms, p99 B ms, E errors\n");
 }
@@ -773,7 +799,8 @@ static int run_loop(struct run *r)
             if (o->rate > 0 && next_due < t)
                 next_due = t;
         }
-        if (!stopping && (t >= t_end || (o->count && r->issued_counted >= o->count)))
+        if (!stopping && (t >= t_end || stop_requested ||
+                          (o->count && r->issued_counted >= o->count)))
             stopping = 1;
         if (stopping && r->inflight == 0)
             break;
@@ -869,6 +896,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "replay: set-up failed\n");
         return 1;
     }
+    catch_stop_signals();
     if (run_loop(&r) < 0)
         return 1;
     if (r.record)
