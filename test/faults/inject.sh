@@ -69,9 +69,9 @@ syscall_of() {
 # syscall_name NUMBER: a readable name for the x86-64 numbers seen here.
 syscall_name() {
     case $1 in
-        0) echo read ;; 1) echo write ;; 7) echo poll ;; 23) echo select ;; 35) echo nanosleep ;;
+        -1) echo user ;; 0) echo read ;; 1) echo write ;; 7) echo poll ;; 23) echo select ;; 35) echo nanosleep ;;
         43) echo accept ;; 44) echo sendto ;; 45) echo recvfrom ;; 46) echo sendmsg ;;
-        47) echo recvmsg ;; 202) echo futex ;; 230) echo clock_nanosleep ;; 232) echo epoll_wait ;;
+        47) echo recvmsg ;; 202) echo futex ;; 219) echo restart_syscall ;; 230) echo clock_nanosleep ;; 232) echo epoll_wait ;;
         270) echo pselect6 ;; 271) echo ppoll ;; 288) echo accept4 ;;
         *) echo "$1" ;;
     esac
@@ -237,41 +237,52 @@ db_step() {
     return 0
 }
 
-# kill_daemon_busy NAME: watch the daemon for up to 2 s; when it is inside
-# a pass (two samples in a row outside its sleep between passes), SIGKILL
-# it and start it again with "tools/sandbox daemons".  Returns 1 when it
-# stayed idle (the caller tries again later).  The samples are taken as
-# fast as bash can read /proc/PID/syscall, with no fork and no pause:
+# kill_daemon_busy NAME [WATCH_MS]: watch the daemon for WATCH_MS (default
+# 2000) ms; when a sample finds it outside its sleep between passes, stop
+# it (SIGSTOP) and look again: if it is still outside its sleep, it is
+# inside a pass: SIGKILL it and start it again with "tools/sandbox
+# daemons"; else let it go on (SIGCONT).  Returns 1 when it stayed idle
+# (the caller tries again later, watching longer).  The samples are taken
+# as fast as bash can read /proc/PID/syscall, with no fork and no pause:
 # some passes last a few milliseconds (the locality daemon's), and on a
-# loaded machine a forked command or a "sleep 0.01" takes longer than that.
+# loaded machine a forked command or a "sleep 0.01" takes longer than
+# that.  The second look comes after the SIGSTOP was sent: a process
+# that has stopped keeps the number of the system call it was in ("-1"
+# when it was computing), so the pass cannot end between the two looks
+# unless the process was still running on the other core.
+# The sleep is nanosleep or clock_nanosleep, or restart_syscall when a
+# signal (our SIGCONT) interrupted it.
 kill_daemon_busy() {
-    local name=$1 pid sc prev="" newpid rc=0 cpu last until_us
+    local name=$1 watch_ms=${2:-2000} pid sc sc2 newpid rc=0 cpu last until_us
     pid=$(daemon_pid "$name") || {
         log_fault daemon_missing - "$name is not running"
         "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
         return 1
     }
-    until_us=$(( ${EPOCHREALTIME/./} + 2000000 ))
+    until_us=$(( ${EPOCHREALTIME/./} + watch_ms * 1000 ))
     while [ "${EPOCHREALTIME/./}" -lt "$until_us" ]; do
         read -r sc _ <"/proc/$pid/syscall" 2>/dev/null || sc=gone
         case $sc in
-            35|230|gone) prev="" ;;
-            *)
-                if [ -n "$prev" ]; then
-                    kill -KILL "$pid"
-                    cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
-                    last=$(tail -n 1 "$PROJECT_DIR/log/$name.log" 2>/dev/null | cut -c1-120)
-                    log_fault "$name" "$pid" "in a pass: syscall=$(syscall_name "$prev")," \
-                        "$(syscall_name "$sc") cpu_ticks=${cpu:-?} last_log=[$last]"
-                    while alive "$pid"; do sleep 0.02; done
-                    "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null \
-                        >>"$out_dir/restart.log" 2>&1 || rc=$?
-                    newpid=$(daemon_pid "$name") || newpid=none
-                    log_fault "${name}_up" "$newpid" "restart_status=$rc"
-                    return 0
-                fi
-                prev=$sc ;;
+            35|230|219|gone) continue ;;
         esac
+        kill -STOP "$pid" 2>/dev/null || continue
+        read -r sc2 _ <"/proc/$pid/syscall" 2>/dev/null || sc2=gone
+        case $sc2 in
+            35|230|219|gone)
+                kill -CONT "$pid" 2>/dev/null
+                continue ;;
+        esac
+        kill -KILL "$pid"
+        cpu=$(awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null)
+        last=$(tail -n 1 "$PROJECT_DIR/log/$name.log" 2>/dev/null | cut -c1-120)
+        log_fault "$name" "$pid" "in a pass: syscall=$(syscall_name "$sc")," \
+            "$(syscall_name "$sc2") (after SIGSTOP) cpu_ticks=${cpu:-?} last_log=[$last]"
+        while alive "$pid"; do sleep 0.02; done
+        "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null \
+            >>"$out_dir/restart.log" 2>&1 || rc=$?
+        newpid=$(daemon_pid "$name") || newpid=none
+        log_fault "${name}_up" "$newpid" "restart_status=$rc"
+        return 0
     done
     return 1
 }
