@@ -172,20 +172,24 @@ make_probe_body() {
 #   0 not yet; 1 killed, waiting for the process to exit; 2 "tools/sandbox
 #   start" running (restart_pid); 3 back (or no mariadbd was found).
 DB_STATE=0
+# db_daemon_pids: "name=pid ..." of the daemons that must live through
+# MariaDB's restart ("none" for one not running).
+db_daemon_pids() {
+    local name out=""
+    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
+        out="$out $name=$(daemon_pid "$name" || echo none)"
+    done
+    echo "${out# }"
+}
 # db_kill: SIGKILL mariadbd, noting Apache's and the daemons' pids, which
 # must be the same once it is back.
 db_kill() {
-    local name
     DB_OLD_PID=$(mariadb_pid) || { log_fault mariadb_missing - "no mariadbd to kill"; DB_STATE=3; return 0; }
     DB_APACHE_BEFORE=$(apache_pid)
-    DB_DAEMONS_BEFORE=""
-    for name in work_generator transitioner locality_daemon assimilator file_deleter; do
-        DB_DAEMONS_BEFORE="$DB_DAEMONS_BEFORE $name=$(daemon_pid "$name" || echo none)"
-    done
+    DB_DAEMONS_BEFORE=$(db_daemon_pids)
     make_probe_body
     kill -KILL "$DB_OLD_PID"
     DB_T_KILL=$EPOCHREALTIME
-    DB_NEXT_PROBE_MS=0
     log_fault mariadb "$DB_OLD_PID" "SIGKILL"
     DB_STATE=1
 }
@@ -195,7 +199,7 @@ db_kill() {
 # runs; when it is done, log mariadb_up with the time MariaDB was down and
 # check that Apache and the daemons lived through it.
 db_step() {
-    local rc=0 newp newap after="" name down
+    local rc=0 newp newap after down
     case $DB_STATE in
         1)
             alive "$DB_OLD_PID" && return 0
@@ -219,17 +223,15 @@ db_step() {
             restart_pid=""
             newp=$(mariadb_pid) || newp=none
             newap=$(apache_pid) || newap=none
-            for name in work_generator transitioner locality_daemon assimilator file_deleter; do
-                after="$after $name=$(daemon_pid "$name" || echo none)"
-            done
+            after=$(db_daemon_pids)
             probe
             down=$(awk -v a="$DB_T_KILL" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
             log_fault mariadb_up "$newp" "restart_status=$rc down_s=$down apache_before=$DB_APACHE_BEFORE" \
-                "apache_after=$newap daemons_before=[${DB_DAEMONS_BEFORE# }] daemons_after=[${after# }]"
+                "apache_after=$newap daemons_before=[$DB_DAEMONS_BEFORE] daemons_after=[$after]"
             DB_STATE=3
             if [ "$DB_DAEMONS_BEFORE" != "$after" ]; then
                 # a daemon died with the database: a finding; bring it back
-                log_fault daemon_died_with_db - "before [${DB_DAEMONS_BEFORE# }] after [${after# }]"
+                log_fault daemon_died_with_db - "before [$DB_DAEMONS_BEFORE] after [$after]"
                 "$SANDBOX" --dir "$SB" --build "$build" daemons </dev/null >>"$out_dir/restart.log" 2>&1
             fi
             ;;
