@@ -29,8 +29,16 @@ static int tail_row(void *vctx)
 int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nappids, int now,
                        int limit, struct db_tail_cand *out, int *n)
 {
-    /* ind_res_deadline (server_state, report_deadline); the workunit's
-     * other results through uk_result_wu_user (workunitid, userid) */
+    /* In deadline order by ind_res_deadline (server_state, report_deadline),
+     * stopping at the limit: every other table is reached per row, by key
+     * (the workunit and host by primary key, the workunit's results by
+     * uk_result_wu_user, the batch by primary key), and the checks on a
+     * workunit's results are one scalar subquery.  Written as joins and NOT
+     * EXISTS, MariaDB started from the batch table, materialised every
+     * result of the user and sorted all results in progress: 0.5 s and
+     * 175,000 key reads per call with 32,000 in progress, so that at a
+     * batch's end, when every request for work runs it, requests timed out
+     * (doc/load-testing.md, "Backups at a large batch's end"). */
     static const char sql[] =
         "SELECT r.id, r.name, w.id, w.name, w.appid, w.batch, w.cursor_id, w.job_num, "
         "w.first_file_num, w.nfiles, w.command_line, w.rsc_fpops_est, w.rsc_fpops_bound, "
@@ -40,20 +48,24 @@ int db_tail_candidates(struct db_conn *c, int userid, const int *appids, int nap
         "IFNULL(h.avg_turnaround, 0), IFNULL(h.on_frac, 1), IFNULL(h.active_frac, 1), "
         "IFNULL(h.rpc_gap_avg, 0), IFNULL(h.rpc_gap_dev, 0), IFNULL(h.rpc_gap_n, 0), "
         "(SELECT COUNT(*) FROM result n WHERE n.workunitid = w.id), "
-        "bt.total_fpops, bt.backup_fpops "
+        "(SELECT bt.total_fpops FROM batch bt WHERE bt.id = w.batch), "
+        "(SELECT bt.backup_fpops FROM batch bt WHERE bt.id = w.batch) "
         "FROM result r FORCE INDEX (ind_res_deadline) "
         "JOIN workunit w ON w.id = r.workunitid "
-        "JOIN batch bt ON bt.id = w.batch "
         "LEFT JOIN host h ON h.id = r.hostid "
         "WHERE r.server_state = 4 AND r.report_deadline > ? AND (r.replica_flags & 3) = 0 "
-        "  AND bt.state = 1 AND JSON_CONTAINS(?, CAST(w.appid AS CHAR)) "
+        "  AND JSON_CONTAINS(?, CAST(w.appid AS CHAR)) "
         "  AND w.canonical_resultid = 0 AND w.error_mask = 0 "
-        "  AND NOT EXISTS (SELECT 1 FROM result o WHERE o.workunitid = w.id AND "
-        "                  (o.userid = ? OR o.server_state = 2 OR "
-        "                   (o.server_state = 4 AND (o.replica_flags & 1) <> 0))) "
-        "  AND (SELECT COUNT(*) FROM result m WHERE m.workunitid = w.id) < w.max_total_results "
-        "  AND (SELECT COUNT(*) FROM result s WHERE s.workunitid = w.id AND s.server_state = 5 "
-        "       AND s.outcome = 1 AND s.validate_state <> 2) < w.min_quorum "
+        "  AND (SELECT bt.state FROM batch bt WHERE bt.id = w.batch) = 1 "
+        /* no result of this user, none unsent, no backup in progress; fewer
+         * results than max_total_results; fewer valid successes than the
+         * quorum */
+        "  AND (SELECT COUNT(*) < w.max_total_results "
+        "          AND IFNULL(SUM(o.userid = ? OR o.server_state = 2 OR "
+        "                         (o.server_state = 4 AND (o.replica_flags & 1) <> 0)), 0) = 0 "
+        "          AND IFNULL(SUM(o.server_state = 5 AND o.outcome = 1 "
+        "                         AND o.validate_state <> 2), 0) < w.min_quorum "
+        "       FROM result o WHERE o.workunitid = w.id) "
         "  AND (w.cursor_id = 0 OR NOT EXISTS ("
         "       SELECT 1 FROM locality_cursor c WHERE c.batch_id = w.batch AND "
         "       (c.first_ungenerated_job_num <= c.last_job_num OR EXISTS ("

@@ -178,6 +178,41 @@ static void host_row_gone(void)
     db_rollback(ctx.db);
 }
 
+/* A statement that overruns the read timeout (db_timeout) is given up by
+ * the server too (max_statement_time), not run on beside the statements
+ * that the reconnected client sends next: such leftovers piled up until
+ * MariaDB refused connections, at the end of a large batch. */
+static void server_gives_up_with_client(void)
+{
+    struct db_params p = ctx.dbp;
+    struct db_conn *c;
+    char err[256];
+    double t0, spent;
+    long long left;
+    int r, v = 0;
+    struct db_val col[] = { DBV_INT(v) };
+    struct timespec ts, pause = { 0, 500 * 1000 * 1000 };
+
+    p.timeout = 1;
+    c = db_open(&p, err, sizeof err);
+    if (!c)
+        tu_bail("open a connection with a 1 s timeout", err);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+    /* about a minute of the server's CPU if nothing stops it */
+    r = db_query(c, 173, "SELECT BENCHMARK(200000000, SHA2('locsched', 256)) = 0", NULL, 0, col,
+                 1, NULL, NULL, NULL, "overrunning statement");
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    spent = ts.tv_sec + ts.tv_nsec / 1e9 - t0;
+    TAP_CHECK(r != DB_OK, "a statement longer than the 1 s timeout fails (after %.1f s)", spent);
+    TAP_CHECK(spent < 3.0, "... within the timeout, not at the statement's end (%.1f s)", spent);
+    nanosleep(&pause, NULL);
+    left = scalar(157, "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                       "WHERE INFO LIKE 'SELECT BENCHMARK(200000000%' AND ID > ?", 0);
+    TAP_EQ_INT(left, 0, "the server no longer runs it half a second later");
+    db_close(c);
+}
+
 int main(void)
 {
     char name[64];
@@ -202,6 +237,7 @@ int main(void)
                     (int)scalar(172, "SELECT MAX(id) FROM host WHERE id > ?", 0));
     error_after_kept_rows();
     host_row_gone();
+    server_gives_up_with_client();
 
     buf_free(&reply);
     sched_ctx_free(&ctx);
