@@ -29,6 +29,10 @@ int db_classify(unsigned errnum)
     case ER_QUERY_INTERRUPTED:    /* 1317 */
     case 1927:                    /* ER_CONNECTION_KILLED */
     case 4031:                    /* ER_CLIENT_INTERACTION_TIMEOUT */
+    case 1969:                    /* ER_STATEMENT_TIMEOUT (max_statement_time,
+                                   * set to db_timeout: the client's own read
+                                   * timeout, 2013, would have come instead;
+                                   * the retries stop once db_timeout is spent) */
         return DB_RETRY;
     case ER_DUP_ENTRY:            /* 1062 */
         return DB_DUP;
