@@ -57,7 +57,8 @@ static const struct cfg_key config_table[] = {
     { "db_socket", CT_DIR, OFF(db_socket), "", 0, 0, "database unix socket" },
     { "db_port", CT_INT, OFF(db_port), "0", 0, 65535, "database TCP port (0: default)" },
     { "db_timeout", CT_INT, OFF(db_timeout), "5", 1, 600,
-      "seconds to connect, read or write before giving up" },
+      "seconds to connect, read or write before giving up; also the server's limit "
+      "on one statement (max_statement_time)" },
     { "db_lock_wait_timeout", CT_INT, OFF(db_lock_wait_timeout), "3", 1, 3600,
       "seconds a statement waits for a row lock" },
     { "db_retries", CT_INT, OFF(db_retries), "10", 1, 100,
