@@ -564,14 +564,15 @@ static int run_candidates(struct db_conn *c, int slot, const char *sql, struct d
 }
 
 int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int nappids,
-                        int limit, struct db_candidate *out, int *n)
+                        int first_job, int limit, struct db_candidate *out, int *n)
 {
+    /* ind_res_unsent (unsent_cursor, job_num) from (0, first_job) */
     static const char sql[] =
         "SELECT " CAND_COLUMNS
         "FROM result r FORCE INDEX (ind_res_unsent) "
         "JOIN workunit w ON w.id = r.workunitid "
         "LEFT JOIN result o ON o.workunitid = r.workunitid AND o.userid = ? "
-        "WHERE r.unsent_cursor = 0 AND o.id IS NULL "
+        "WHERE r.unsent_cursor = 0 AND r.job_num >= ? AND o.id IS NULL "
         "  AND JSON_CONTAINS(?, CAST(r.appid AS CHAR)) "
         "ORDER BY r.job_num, r.id LIMIT ? FOR UPDATE SKIP LOCKED";
     struct jbuf b = { 0 };
@@ -587,8 +588,9 @@ int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int na
     if (jb_failed(c, &b, "select unsent results"))
         return DB_ERR;
     {
-        struct db_val params[] = { DBV_INT(userid), DBV_STRN(b.p, b.len), DBV_INT(limit) };
-        r = run_candidates(c, SLOT_CAND_PLAIN, sql, params, 3, limit, out, n,
+        struct db_val params[] = { DBV_INT(userid), DBV_INT(first_job), DBV_STRN(b.p, b.len),
+                                   DBV_INT(limit) };
+        r = run_candidates(c, SLOT_CAND_PLAIN, sql, params, 4, limit, out, n,
                            "select unsent results");
     }
     free(b.p);

@@ -233,10 +233,12 @@ struct db_candidate {
  * others' jobs would fill the window and starve it), skipping workunits
  * of which userid already has a result.  The
  * locks hold until the transaction ends, so no other scheduler process
- * can claim these rows meanwhile.  *n gets the count.
+ * can claim these rows meanwhile.  Jobs from first_job on only (0: all;
+ * sched/policy/scan_front.h says why a process starts later).  *n gets
+ * the count.
  */
 int db_candidates_plain(struct db_conn *c, int userid, const int *appids, int nappids,
-                        int limit, struct db_candidate *out, int *n);
+                        int first_job, int limit, struct db_candidate *out, int *n);
 
 /* The same for one locality cursor, in job order, jobs
  * [first_job, last_job] only. */

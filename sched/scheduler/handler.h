@@ -23,6 +23,7 @@
 #include "db_sched.h"
 #include "edf.h"
 #include "host_rhythm.h"
+#include "scan_front.h"
 #include "job_source.h"
 #include "sched_limits.h"
 #include "sched_request.h"
@@ -173,6 +174,7 @@ struct sched_ctx {
     unsigned long nrequests;
     time_t db_down_until;          /* after a failure: answer "later" without trying */
     double short_fpops;            /* the smallest rsc_fpops_est of the last candidates read */
+    struct scan_front plain_front; /* where the next read of plain candidates starts */
     /* lost jobs since the process started, for the summary in the log */
     unsigned long total_resent, total_lost, total_aborts;
 };

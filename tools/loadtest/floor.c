@@ -163,7 +163,7 @@ static int floor_tx(struct db_conn *c, void *arg)
             if (k == napps)
                 appids[napps++] = ctx->apps.avs[i].row.appid;
         }
-        r = db_candidates_plain(c, f->user.id, appids, napps, limit, f->cands, &f->ncands);
+        r = db_candidates_plain(c, f->user.id, appids, napps, 0, limit, f->cands, &f->ncands);
         if (r != DB_OK)
             return r;
         for (i = 0; i < f->ncands && n < ctx->cfg.max_jobs_per_reply && n < f->wanted; i++) {
