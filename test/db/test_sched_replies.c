@@ -15,6 +15,7 @@
 
 #include "db_tail.h"
 #include "db_test_util.h"
+#include "scan_front.h"
 #include "tap.h"
 
 static struct sched_ctx ctx;
@@ -250,6 +251,68 @@ static void test_tail(void)
     TAP_EQ_INT(st.jobs_sent, 1, "tail: a success judged invalid leaves room for a backup");
     ctx.cfg.tail_budget = budget;
     (void)user;
+}
+
+/* 12. The plain candidates' read starts at the process's front, the
+ * lowest job of its previous read (sched/policy/scan_front.h): a job put
+ * back below it is not read until the read starts from the beginning
+ * again, SCAN_FRONT_RESET_SECS later at the latest; then it goes first. */
+static time_t fake_now;
+static time_t fake_clock(void)
+{
+    return fake_now;
+}
+
+static void test_plain_front(void)
+{
+    struct sched_stats st;
+    char auth[3][65], name[64];
+    int h[3], i, batch, low;
+    time_t (*clock)(void) = ctx.clock;
+
+    tu_retire_batches_from(&ctx, 1);
+    if (db_exec(ctx.db, TS_SLOT + 5, "UPDATE result r JOIN batch b ON b.id = r.batch "
+                "SET r.server_state = 5, r.outcome = 5 WHERE r.server_state = 2 AND b.state = 4",
+                NULL, 0, NULL, "test") != DB_OK || db_commit(ctx.db) != DB_OK)
+        TAP_CHECK(0, "cancel retired batches' unsent results: %s", db_error(ctx.db));
+    snprintf(name, sizeof name, "front%ld", (long)time(NULL) % 100000000);
+    batch = tu_batch(&ctx, name, 80, 1, 3.6e12, 0, 7 * 86400);
+    app_cache_invalidate(&ctx.apps);
+    fake_now = time(NULL);
+    ctx.clock = fake_clock;
+    memset(&ctx.plain_front, 0, sizeof ctx.plain_front);
+    for (i = 0; i < 3; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "front%d", i);
+        tu_user(&ctx, tag, auth[i]);
+    }
+    h[0] = new_host_asks(auth[0], &st);
+    h[1] = new_host_asks(auth[1], &st);
+    low = (int)tu_scalar2(&ctx, 145, "SELECT MIN(job_num) FROM result WHERE hostid = ? "
+                          "AND batch = ?", h[0], batch);
+    TAP_CHECK(ctx.plain_front.job > low, "front: past the first host's lowest job %d (%d)", low,
+              ctx.plain_front.job);
+    /* that job is unsent again, as a result sent again would be */
+    {
+        struct db_val p[] = { DBV_INT(batch), DBV_INT(low) };
+        if (db_exec(ctx.db, 146, "UPDATE result SET server_state = 2, hostid = 0, userid = NULL, "
+                    "sent_time = 0, report_deadline = 0 WHERE batch = ? AND job_num = ?", p, 2,
+                    NULL, "test") != DB_OK || db_commit(ctx.db) != DB_OK)
+            TAP_CHECK(0, "put job %d back: %s", low, db_error(ctx.db));
+    }
+    h[2] = new_host_asks(auth[2], &st);
+    TAP_CHECK(st.jobs_sent > 0, "front: a third host gets jobs (%d)", st.jobs_sent);
+    TAP_EQ_INT(tu_scalar2(&ctx, 147, "SELECT COUNT(*) FROM result WHERE batch = ? AND job_num = ? "
+                          "AND server_state = 2", batch, low), 1,
+               "front: the job below the front waits");
+    fake_now += SCAN_FRONT_RESET_SECS;
+    send_req("02-hostid-assigned-work-request.xml", auth[2], h[2], 2, &st);
+    TAP_CHECK(st.jobs_sent > 0, "front: %d s later the host gets jobs again (%d)",
+              SCAN_FRONT_RESET_SECS, st.jobs_sent);
+    TAP_EQ_INT(tu_scalar2(&ctx, 148, "SELECT COALESCE(MAX(hostid), 0) FROM result WHERE batch = ? "
+                          "AND job_num = ? AND server_state = 4", batch, low), h[2],
+               "front: the read from the start sends it to that host");
+    ctx.clock = clock;
 }
 
 int main(void)
@@ -540,6 +603,7 @@ int main(void)
                    rs_before, "malformed requests claimed no result");
     }
     test_tail();
+    test_plain_front();
     buf_free(&reply);
     sched_ctx_free(&ctx);
     return tap_done();
