@@ -32,7 +32,9 @@ int scan_front_start(const struct scan_front *f, time_t now);
 /* After a read that started at start (0: from the start) and returned
  * nread rows, the lowest job first_job: whether to read again from the
  * start (1: the bounded read came back short of limit), and the new
- * front. */
+ * front (none after a read from the start that came back short: the
+ * unsent jobs then fit in one window, and a front would only make every
+ * request read twice). */
 int scan_front_after(struct scan_front *f, time_t now, int start, int nread, int limit,
                      int first_job);
 

@@ -14,16 +14,16 @@ static int plain_candidates(struct sched_ctx *ctx, struct request_state *rs, int
 {
     int appids[64];
     int napps = handler_runnable_apps(ctx, rs, appids, 64);
-    int start = scan_front_start(&ctx->plain_front, rs->now);
-    int r = db_candidates_plain(ctx->db, rs->user.id, appids, napps, start, limit, out, n);
+    int start = scan_front_start(&ctx->plain_front, rs->now), r;
 
-    if (r == DB_OK && scan_front_after(&ctx->plain_front, rs->now, start, *n, limit,
-                                       *n > 0 ? out[0].job_num : 0)) {
-        /* short from the front: the whole range, as before */
-        r = db_candidates_plain(ctx->db, rs->user.id, appids, napps, 0, limit, out, n);
-        if (r == DB_OK)
-            scan_front_after(&ctx->plain_front, rs->now, 0, *n, limit,
-                             *n > 0 ? out[0].job_num : 0);
+    /* at most twice: a read from the front that came back short is made
+     * again from the start (scan_front_after never asks that of one) */
+    for (;;) {
+        r = db_candidates_plain(ctx->db, rs->user.id, appids, napps, start, limit, out, n);
+        if (r != DB_OK || !scan_front_after(&ctx->plain_front, rs->now, start, *n, limit,
+                                            *n > 0 ? out[0].job_num : 0))
+            break;
+        start = 0;
     }
     return r;
 }

@@ -31,5 +31,8 @@ int main(void)
     TAP_EQ_INT(scan_front_start(&f, t + 21), 0, "no front: from the start");
     TAP_EQ_INT(scan_front_after(&f, t + 22, 0, 2, 8, 0), 0, "job 0 read first");
     TAP_EQ_INT(scan_front_start(&f, t + 23), 0, "a front at job 0 is the start");
+    TAP_EQ_INT(scan_front_after(&f, t + 30, 0, 5, 8, 40), 0, "a short read from the start");
+    TAP_EQ_INT(scan_front_start(&f, t + 31), 0,
+               "... leaves no front: the next read is one read from the start, not two");
     return tap_done();
 }
