@@ -139,7 +139,8 @@ int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor
 }
 
 int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
-                     double old_rate, int new_frontier)
+                     double old_rate, int new_frontier, int max_nhosts, int expect_frontier,
+                     int *lost)
 {
     static const char sql[] =
         "UPDATE locality_cursor SET "
@@ -148,15 +149,34 @@ int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cur
         "  max_host_credit = IF(id = ?, GREATEST(max_host_credit, ?), max_host_credit), "
         "  next_stretch_job_num = IF(id = ?, GREATEST(next_stretch_job_num, ?), "
         "                            next_stretch_job_num) "
-        "WHERE id IN (?, ?)";
-    struct db_val params[] = { DBV_INT(new_cursor), DBV_DBL(rate), DBV_DBL(old_rate),
-                               DBV_INT(new_cursor), DBV_INT(new_cursor), DBV_DBL(rate),
-                               DBV_INT(new_cursor), DBV_INT(new_frontier),
-                               DBV_INT(new_cursor), DBV_INT(old_cursor) };
+        "WHERE id IN (?, ?) "
+        "  AND (id <> ? OR (nhosts < ? AND (? < 0 OR next_stretch_job_num = ?)))";
+    struct db_val params[] = { DBV_INT(new_cursor),     DBV_DBL(rate),
+                               DBV_DBL(old_rate),       DBV_INT(new_cursor),
+                               DBV_INT(new_cursor),     DBV_DBL(rate),
+                               DBV_INT(new_cursor),     DBV_INT(new_frontier),
+                               DBV_INT(new_cursor),     DBV_INT(old_cursor),
+                               DBV_INT(new_cursor),     DBV_INT(max_nhosts),
+                               DBV_INT(expect_frontier), DBV_INT(expect_frontier) };
+    /* the undo of a move's decrement: old_cursor gets its member back */
+    static const char undo_sql[] =
+        "UPDATE locality_cursor SET expavg_credit = expavg_credit + ?, nhosts = nhosts + 1 "
+        "WHERE id = ?";
+    struct db_val undo[] = { DBV_DBL(old_rate), DBV_INT(old_cursor) };
+    long long matched = 0;
+    int expected = old_cursor > 0 && old_cursor != new_cursor ? 2 : 1, r;
     char what[80];
+
+    *lost = 0;
     snprintf(what, sizeof what, "move a host from [cursor#%d] to [cursor#%d]", old_cursor,
              new_cursor);
-    return db_exec(c, SLOT_CURSOR_ADJUST, sql, params, 10, NULL, what);
+    r = db_exec(c, SLOT_CURSOR_ADJUST, sql, params, 14, &matched, what);
+    if (r != DB_OK || matched == expected)
+        return r;
+    *lost = 1;
+    if (matched == 1 && expected == 2)
+        r = db_exec(c, SLOT_CURSOR_ADJUST_UNDO, undo_sql, undo, 2, NULL, what);
+    return r;
 }
 
 static int id_list(struct db_conn *c, const int *ids, int n, struct jbuf *b, const char *what)

@@ -74,9 +74,20 @@ int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor
  * The team totals after a join (old_cursor 0) or a move: new_cursor gains
  * rate and a member, old_cursor loses old_rate and a member.  Relative
  * changes in one statement, so that concurrent schedulers compose.
+ *
+ * The join is conditional, so that schedulers deciding at the same time
+ * cannot overfill a team or hand out one frontier twice: new_cursor must
+ * still have fewer than max_nhosts members (INT_MAX: no limit) and, when
+ * expect_frontier >= 0, its frontier must still be expect_frontier (the
+ * joiner's first stretch starts there).  The statement reads the row's
+ * latest committed state under its lock.  When new_cursor fails the
+ * condition nothing is changed (a move's decrement of old_cursor is
+ * undone) and *lost is set: the caller reads the cursors again and
+ * decides again.
  */
 int db_cursor_adjust(struct db_conn *c, int new_cursor, double rate, int old_cursor,
-                     double old_rate, int new_frontier);
+                     double old_rate, int new_frontier, int max_nhosts, int expect_frontier,
+                     int *lost);
 
 /* ---- positions in the cursor (stretches) ---- */
 

@@ -26,6 +26,7 @@ enum db_slot {
     SLOT_LOC_CURSORS,
     SLOT_BH_ASSIGN,
     SLOT_CURSOR_ADJUST,
+    SLOT_CURSOR_ADJUST_UNDO,      /* a move that lost its race gives the member back */
     SLOT_HF_ADD,
     SLOT_HF_DELETE,
     SLOT_LOC_ALL_CURSORS,

@@ -6,6 +6,7 @@
  */
 #include "job_source.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,10 @@ static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs)
 
 /* ---- team choice for one batch ---- */
 
+/* Conditional joins a request tries before it joins whatever the team's
+ * state (choose_team). */
+#define JOIN_ATTEMPTS 3
+
 /* The host's credit rate now (doc/locality.md, "Words and units").  A
  * GPU counts when the project has an app version for its type
  * (project-wide, as the locality daemon counts it). */
@@ -181,7 +186,10 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
  * A join or a move writes, with the host's first stretch; with may_write
  * 0 it writes nothing and sets *needs_fresh instead (the caller reads the
  * cursors fresh and calls again), so that only fresh figures ever change
- * a team.
+ * a team.  With may_write 1 the write holds only if the team still has
+ * room and the same frontier (another scheduler may have filled it since
+ * the read); if not, it sets *needs_fresh too.  With may_write 2 (after
+ * JOIN_ATTEMPTS such losses) it writes whatever the team's state.
  */
 static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
                        const struct db_cursor_row *rows, int n, struct loc_choice *lc,
@@ -243,13 +251,27 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     if (ch.action == CC_JOIN || ch.action == CC_MOVE) {
         const struct db_cursor_row *from = ch.action == CC_MOVE ? &rows[ch.from] : NULL;
         int first, last, frontier;
+        int lost = 0;
         locality_stretch_on_join(ctx, to, h.rate, locality_request_jobs(ctx, limit), &first,
                                  &last, &frontier);
-        r = db_batch_host_assign(ctx->db, rs->hostid, to->batch_id, to->id, rs->user.id, h.rate,
-                                 (int)rs->now, first, last);
+        /* the team's row first, on the condition that what this choice
+         * read still holds (room in the team, the same frontier) */
+        r = db_cursor_adjust(ctx->db, to->id, h.rate, from ? from->id : 0,
+                             from ? from->my_credit_rate : 0, frontier,
+                             (ch.violations & CC_VIOL_SIZE) || may_write != 1
+                                 ? INT_MAX
+                                 : ctx->cfg.team_size_max,
+                             first >= 0 && may_write == 1 ? to->next_stretch : -1, &lost);
+        if (r == DB_OK && lost) {
+            log_debug("[host#%d] [cursor#%d] changed since it was read: choose again",
+                      rs->hostid, to->id);
+            *needs_fresh = 1;
+            lc->cursor_id = 0;
+            return DB_OK;
+        }
         if (r == DB_OK)
-            r = db_cursor_adjust(ctx->db, to->id, h.rate, from ? from->id : 0,
-                                 from ? from->my_credit_rate : 0, frontier);
+            r = db_batch_host_assign(ctx->db, rs->hostid, to->batch_id, to->id, rs->user.id,
+                                     h.rate, (int)rs->now, first, last);
         if (r != DB_OK)
             return r;
         team->row.mine = 1;
@@ -401,13 +423,14 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                         if (cl.rows[m].id == rows[k].id)
                             rows[k] = cl.rows[m];
                 r = choose_team(ctx, rs, rows, j - i, lc, &team, limit - *n, 0, &needs_fresh);
-                if (r == DB_OK && needs_fresh) {
+                for (k = 1; r == DB_OK && needs_fresh && k <= JOIN_ATTEMPTS + 1; k++) {
                     struct cursor_list fresh = { 0 };
+                    needs_fresh = 0;
                     r = db_locality_cursors(ctx->db, lc->batch_id, rs->hostid, rs->user.id,
                                             add_cursor, &fresh);
                     if (r == DB_OK && fresh.n > 0)
-                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, &team, limit - *n, 1,
-                                        &needs_fresh);
+                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, &team, limit - *n,
+                                        k <= JOIN_ATTEMPTS ? 1 : 2, &needs_fresh);
                     free(fresh.rows);
                 }
             }
