@@ -198,6 +198,9 @@ struct pstate {
 
     int cap_results, cap_sticky, cap_av, cap_or, cap_ip;
 
+    void *xml_ctxt;               /* the libxml2 parser (sched_request.c) */
+    int skip_end;                 /* the next end event closes an empty element */
+
     /* first libxml2 messages: fatal, and any error */
     char xml_fatal[256];
     int xml_fatal_line;
