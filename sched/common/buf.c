@@ -116,12 +116,19 @@ void buf_put_xml(struct buf *b, const char *s)
     buf_put(b, run, (size_t)(s - run));
 }
 
+/* (no printf: a reply writes about 170 elements, and two vsnprintf
+ * calls each were a tenth of the scheduler's instructions) */
 void buf_elem(struct buf *b, const char *indent, const char *tag, const char *text)
 {
+    size_t tlen = strlen(tag);
     buf_puts(b, indent);
-    buf_printf(b, "<%s>", tag);
+    buf_put(b, "<", 1);
+    buf_put(b, tag, tlen);
+    buf_put(b, ">", 1);
     buf_put_xml(b, text);
-    buf_printf(b, "</%s>\n", tag);
+    buf_put(b, "</", 2);
+    buf_put(b, tag, tlen);
+    buf_put(b, ">\n", 2);
 }
 
 char *buf_read_file(const char *path, size_t *len)
