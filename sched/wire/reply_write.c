@@ -13,43 +13,22 @@
 
 #define IND "    "
 
-/* indent<tag>, then the value, then </tag>\n: put_open, put_close. */
-static void put_open(struct buf *b, const char *indent, const char *tag)
-{
-    buf_puts(b, indent);
-    buf_put(b, "<", 1);
-    buf_puts(b, tag);
-    buf_put(b, ">", 1);
-}
-
-static void put_close(struct buf *b, const char *tag)
-{
-    buf_put(b, "</", 2);
-    buf_puts(b, tag);
-    buf_put(b, ">\n", 2);
-}
-
-/* v in decimal, as "%lld" writes it (the reply's numbers are written
- * without printf: it was a fifth of the scheduler's instructions). */
-static void put_lld(struct buf *b, long long v)
+/* indent<tag>v</tag>\n, v in decimal as "%lld" writes it, through
+ * buf_elem (the reply's numbers are written without printf: it was a
+ * fifth of the scheduler's instructions). */
+static void put_int(struct buf *b, const char *indent, const char *tag, long long v)
 {
     char d[24];
-    int i = (int)sizeof d;
+    int i = (int)sizeof d - 1;
     unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    d[i] = '\0';
     do {
         d[--i] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
     if (v < 0)
         d[--i] = '-';
-    buf_put(b, d + i, sizeof d - (size_t)i);
-}
-
-static void put_int(struct buf *b, const char *indent, const char *tag, long long v)
-{
-    put_open(b, indent, tag);
-    put_lld(b, v);
-    put_close(b, tag);
+    buf_elem(b, indent, tag, d + i);
 }
 
 /* "%.15g": an integral value below 1e15 in magnitude is written as its

@@ -289,29 +289,29 @@ static void sax_cdata(void *ctx, const xmlChar *ch, int len)
         verdict(st, on_text(st, (const char *)ch, len > 0 ? (size_t)len : 0, 1));
 }
 
-static void sax_pi(void *ctx, const xmlChar *target, const xmlChar *data)
+/* Refuse a construct named by the client: "<open>name<close> not
+ * allowed (line N)", the name quoted. */
+static void refuse_named(struct pstate *st, const char *open, const xmlChar *n,
+                         const char *close)
 {
-    struct pstate *st = ctx;
-    const char *name = (const char *)target;
+    const char *name = n ? (const char *)n : "";
     char q[128] = "";
-    (void)data;
     if (st->code)
         return;
-    srq_quote_text(q, sizeof q, name ? name : "", name ? strlen(name) : 0);
-    verdict(st, srq_fail(st, SRQ_ERR_XML, "processing instruction <?%s?> not allowed (line %d)",
-                         q, parser_line(st)));
+    srq_quote_text(q, sizeof q, name, strlen(name));
+    verdict(st, srq_fail(st, SRQ_ERR_XML, "%s%s%s not allowed (line %d)", open, q, close,
+                         parser_line(st)));
 }
 
-static void sax_reference(void *ctx, const xmlChar *n)
+static void sax_pi(void *ctx, const xmlChar *target, const xmlChar *data)
 {
-    struct pstate *st = ctx;
-    const char *name = (const char *)n;
-    char q[128] = "";
-    if (st->code)
-        return;
-    srq_quote_text(q, sizeof q, name ? name : "", name ? strlen(name) : 0);
-    verdict(st, srq_fail(st, SRQ_ERR_XML, "entity reference &%s; not allowed (line %d)", q,
-                         parser_line(st)));
+    (void)data;
+    refuse_named(ctx, "processing instruction <?", target, "?>");
+}
+
+static void sax_reference(void *ctx, const xmlChar *name)
+{
+    refuse_named(ctx, "entity reference &", name, ";");
 }
 
 static void sax_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,

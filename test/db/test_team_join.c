@@ -59,12 +59,11 @@ static int adjust(int to, double rate, int from, double from_rate, int frontier,
     return lost;
 }
 
-static void check_statement(int batch, const int *cur)
+static void check_statement(const int *cur)
 {
     struct db_val p[] = { DBV_INT(cur[0]) };
     long long f0, n1, e1;
 
-    (void)batch;
     tu_exec(&ctx, 141, "UPDATE locality_cursor SET nhosts = 2, expavg_credit = 20 WHERE id = ?",
             p, 1, "two members in cursor 0");
     f0 = cursor_col("next_stretch_job_num", cur[0]);
@@ -135,7 +134,7 @@ static void child(int p, const char *tmpl)
     exit(bad ? 1 : 0);
 }
 
-static void check_arrivals(int batch, const int *cur)
+static void check_arrivals(int batch)
 {
     char *tmpl;
     pid_t pids[NPROC];
@@ -188,7 +187,6 @@ static void check_arrivals(int batch, const int *cur)
                          "SELECT COUNT(DISTINCT cursor_id) FROM batch_host WHERE batch_id = ?",
                          batch),
                NCURSORS, "the %d hosts fill all %d teams", NUSERS, NCURSORS);
-    (void)cur;
 }
 
 int main(void)
@@ -204,12 +202,12 @@ int main(void)
 
     snprintf(name, sizeof name, "joinst%ld", (long)time(NULL) % 100000000);
     batch = tu_locality_batch(&ctx, name, 40, 2, 1, 1e12, 2, cur);
-    check_statement(batch, cur);
+    check_statement(cur);
     tu_retire_batches_from(&ctx, batch);
 
     snprintf(name, sizeof name, "joinrace%ld", (long)time(NULL) % 100000000);
     batch = tu_locality_batch(&ctx, name, 80, NCURSORS, 1, 1e12, 2, cur);
-    check_arrivals(batch, cur);
+    check_arrivals(batch);
     tu_retire_batches_from(&ctx, batch);
     sched_ctx_free(&ctx);
     return tap_done();
