@@ -335,8 +335,19 @@ int db_stretch_read(struct db_conn *c, int cursor_id, int hostid, int userid, in
      * The counts are the data layer's C (db_stretch_pass.c), not
      * correlated subqueries: those read the team once per unsent job. */
     static const char sql[] =
-        "SELECT 0, c.next_stretch_job_num, IFNULL(b.target_nresults, 1), 0, 0, 0, 0, 0, 0, 0, 0 "
-        "FROM locality_cursor c LEFT JOIN batch b ON b.id = c.batch_id WHERE c.id = ? "
+        /* the cursor's row locked until the commit: the members of one
+         * team decide their stretches in turn, each reading the frontier
+         * the one before wrote (READ COMMITTED); two that read it at the
+         * same moment took the same frontier stretch.  SKIP LOCKED: a
+         * member that finds another deciding gets no cursor row (busy)
+         * rather than waiting, since it may hold claimed rows that the
+         * other one's claim waits for (MariaDB's SKIP LOCKED still waits
+         * on a secondary index record: a deadlock).  The batch is read
+         * by a subquery, which locks nothing. */
+        "(SELECT 0, c.next_stretch_job_num, "
+        "  IFNULL((SELECT b.target_nresults FROM batch b WHERE b.id = c.batch_id), 1), "
+        "  0, 0, 0, 0, 0, 0, 0, 0 "
+        " FROM locality_cursor c WHERE c.id = ? FOR UPDATE SKIP LOCKED) "
         "UNION ALL "
         "SELECT 1, bh.host_id, bh.userid = ?, bh.credit_rate, bh.stretch_first, "
         "  bh.stretch_last, IFNULL(h.rpc_time, 0), IFNULL(h.lost_time, 0), "

@@ -8,6 +8,7 @@
  * them from under the member that works them); an unstaffed lane and the
  * jobs of a member that left are.  And a stretch decision written by the
  * host update (db_host_update with a db_stretch_write), in one statement.
+ * And two members deciding at once take turns.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +197,60 @@ static void check_stretch_write(int batch, int cursor, int hx, int ux, int hy, i
     }
 }
 
+/* Two members deciding at once take turns: while one decision holds the
+ * cursor's row (until its commit), another member's stretch read gets no
+ * frontier at once, without waiting for the lock (it may hold claimed
+ * rows the first one's claim waits for); after the commit it gets the
+ * frontier the first one wrote.  Without the lock both read the same
+ * frontier and took the same stretch. */
+static void check_turns(int cursor, int hx, int ux, int hy, int uy)
+{
+    struct sched_ctx other;
+    struct db_stretch_write w;
+    struct db_host_update hu;
+    struct timespec t0, t1;
+    int open, frontier_x = -2, frontier_y = -2, n = 0;
+    double waited;
+
+    tu_ctx_open(&other);
+    if (db_stretch_read(ctx.db, cursor, hx, ux, 0, count_member, &n, &open, &frontier_x) !=
+        DB_OK)
+        tu_bail("db_stretch_read (x)", db_error(ctx.db));
+    TAP_CHECK(frontier_x >= 0, "the first member's read gets the frontier");
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (db_stretch_read(other.db, cursor, hy, uy, 0, count_member, &n, &open, &frontier_y) !=
+        DB_OK)
+        tu_bail("db_stretch_read (y, busy)", db_error(other.db));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    TAP_EQ_INT(frontier_y, -1, "a second member reading at the same moment gets none (busy)");
+    TAP_CHECK(waited < 1.0, "... at once, not after a lock wait");
+    if (db_commit(other.db) != DB_OK)
+        tu_bail("commit (y)", db_error(other.db));
+
+    /* X takes a stretch at the frontier, written by its host update */
+    memset(&w, 0, sizeof w);
+    memset(&hu, 0, sizeof hu);
+    w.batch_id = (int)tu_scalar(&ctx, 146, "SELECT batch_id FROM locality_cursor WHERE id = ?",
+                                cursor);
+    w.first = frontier_x;
+    w.last = frontier_x + 2;
+    w.frontier = frontier_x + 3;
+    hu.id = hx;
+    hu.rpc_time = (int)time(NULL);
+    hu.stretch = &w;
+    if (db_host_update(ctx.db, &hu) != DB_OK || db_commit(ctx.db) != DB_OK)
+        tu_bail("host update (x)", db_error(ctx.db));
+
+    if (db_stretch_read(other.db, cursor, hy, uy, 0, count_member, &n, &open, &frontier_y) !=
+            DB_OK ||
+        db_commit(other.db) != DB_OK)
+        tu_bail("db_stretch_read (y)", db_error(other.db));
+    TAP_EQ_INT(frontier_y, frontier_x + 3, "after the commit: the frontier the first one wrote");
+    sched_ctx_free(&other);
+}
+
 int main(void)
 {
     char name[64], auth[65];
@@ -265,6 +320,7 @@ int main(void)
                "nothing open once the lower half is sent and the upper is staffed");
 
     check_stretch_write(batch, cursor, hx, ux, hy, uy);
+    check_turns(cursor, hx, ux, hy, uy);
 
     tu_retire_batches_from(&ctx, batch);
     sched_ctx_free(&ctx);
