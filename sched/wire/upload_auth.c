@@ -21,7 +21,9 @@
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 
 #include "sched_limits.h"
 #include "upload_request.h"
@@ -49,12 +51,42 @@ static int unhex(const char *s, unsigned char *out, size_t n, size_t *bad)
     return 0;
 }
 
+/* Free the HMAC context of key if it is this struct's own. */
+static void mac_free(struct upload_key *key)
+{
+    if (key->mac_of == key)
+        EVP_MAC_CTX_free(key->mac);
+    key->mac = NULL;
+    key->mac_of = NULL;
+}
+
+/* An HMAC-SHA256 context keyed with key->bytes, or NULL (then ua_mac
+ * signs the slow way). */
+static void mac_make(struct upload_key *key)
+{
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0),
+        OSSL_PARAM_construct_end()
+    };
+    EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    EVP_MAC_CTX *ctx = hmac ? EVP_MAC_CTX_new(hmac) : NULL;
+
+    EVP_MAC_free(hmac);     /* the context holds its own reference */
+    if (ctx && !EVP_MAC_init(ctx, key->bytes, UA_KEY_LEN, params)) {
+        EVP_MAC_CTX_free(ctx);
+        ctx = NULL;
+    }
+    key->mac = ctx;
+    key->mac_of = ctx ? key : NULL;
+}
+
 int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err, size_t errlen)
 {
     size_t start = 0, end = len, bad = 0;
 
     if (!key || !text)
         return text_fail(err, errlen, UA_ERR_ARG, "no key");
+    mac_free(key);
     key->loaded = 0;
     while (start < end && text_is_space(text[start]))
         start++;
@@ -68,6 +100,7 @@ int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err
         return text_fail(err, errlen, UA_ERR_FORMAT, "character %zu is not a hex digit", start + bad + 1);
     }
     key->loaded = 1;
+    mac_make(key);
     return 0;
 }
 
@@ -129,6 +162,7 @@ int ua_key_load(struct upload_key *key, const char *path, char *warn, size_t war
 void ua_key_clear(struct upload_key *key)
 {
     if (key) {
+        mac_free(key);
         OPENSSL_cleanse(key->bytes, sizeof key->bytes);
         key->loaded = 0;
     }
@@ -148,6 +182,16 @@ static int ua_mac(const struct upload_key *key, const char *name, long long max_
     n = snprintf(msg, sizeof msg, "name=%s\nmax_nbytes=%lld\n", name, max_nbytes);
     if (n < 0 || (size_t)n >= sizeof msg)
         return UA_ERR_ARG;
+    if (key->mac && key->mac_of == key) {
+        /* the keyed context, started again with its key (no key given) */
+        EVP_MAC_CTX *ctx = key->mac;
+        size_t len = 0;
+        if (!EVP_MAC_init(ctx, NULL, 0, NULL) ||
+            !EVP_MAC_update(ctx, (const unsigned char *)msg, (size_t)n) ||
+            !EVP_MAC_final(ctx, mac, &len, 32) || len != 32)
+            return UA_ERR_CRYPTO;
+        return 0;
+    }
     if (!HMAC(EVP_sha256(), key->bytes, UA_KEY_LEN, (const unsigned char *)msg, (size_t)n, mac,
               &maclen) || maclen != 32)
         return UA_ERR_CRYPTO;

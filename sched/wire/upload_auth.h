@@ -38,12 +38,22 @@ enum ua_err {
     UA_ERR_BADSIG = -5   /* signature does not match */
 };
 
+/*
+ * The key, and an HMAC context keyed with it once (ua_key_parse), so that
+ * a signature costs two SHA-256 blocks instead of OpenSSL's fetch and key
+ * schedule each time.  The context belongs to the struct it was made in:
+ * a copy of the struct signs with its own bytes, the slow way, and its
+ * ua_key_clear frees nothing.  Not for use from two threads at once.
+ */
 struct upload_key {
     unsigned char bytes[UA_KEY_LEN];
     int loaded;
+    void *mac;                        /* EVP_MAC_CTX keyed with bytes, or NULL */
+    const struct upload_key *mac_of;  /* the struct mac was made in */
 };
 
-/* Parse key text: 64 hex digits with optional surrounding whitespace. */
+/* Parse key text: 64 hex digits with optional surrounding whitespace.
+ * key must be zeroed or cleared (ua_key_clear) or hold a parsed key. */
 int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err, size_t errlen);
 
 /*
@@ -56,7 +66,7 @@ int ua_key_parse(struct upload_key *key, const char *text, size_t len, char *err
 int ua_key_load(struct upload_key *key, const char *path, char *warn, size_t warnlen,
                 char *err, size_t errlen);
 
-/* Forget the key (cleanses the bytes). */
+/* Forget the key (cleanses the bytes, frees its HMAC context). */
 void ua_key_clear(struct upload_key *key);
 
 /*

@@ -405,6 +405,22 @@ static void test_hmac(void)
     TAP_EQ_INT(ua_sign(&key, "min_1_0_0", 0, sig), 0, "max_nbytes 0 signs");
     memset(&k2, 0, sizeof k2);
     TAP_EQ_INT(ua_sign(&k2, "min_1_0_0", 100000, sig), UA_ERR_ARG, "unloaded key refused");
+    /* the keyed context against the one-shot HMAC: a copy of the struct
+     * signs the slow way, with its own bytes */
+    {
+        char again[UA_SIG_HEX + 1];
+        const char *names[] = { "min_1_0_0", "a", "batch_17_job_000123_r2_0" };
+        long long sizes[] = { 0, 1, 100000, 999999999999LL };
+        int i, j, same = 0;
+        k2 = key;
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 4; j++)
+                same += ua_sign(&key, names[i], sizes[j], sig) == 0 &&
+                        ua_sign(&k2, names[i], sizes[j], again) == 0 && strcmp(sig, again) == 0;
+        TAP_EQ_INT(same, 12, "keyed context and one-shot HMAC agree on 12 signatures");
+        TAP_EQ_INT(ua_sign(&key, "min_1_0_0", 100000, sig), 0, "signature made again");
+        TAP_EQ_STR(sig, hmac_known, "... and still the known answer");
+    }
     k2 = key;
     k2.bytes[31] ^= 1;
     TAP_EQ_INT(ua_sign(&k2, "min_1_0_0", 100000, sig), 0, "other key signs");
@@ -455,6 +471,7 @@ static void test_hmac(void)
               "message names the file and the reason");
     TAP_EQ_INT(ua_key_load(&k2, tmpdir, warn, sizeof warn, err, sizeof err), UA_ERR_IO,
                "a folder is not a key file");
+    ua_key_clear(&k2);
     ua_key_clear(&key);
     TAP_CHECK(!key.loaded, "cleared key is unloaded");
 }
