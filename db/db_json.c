@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "decimal_text.h"
 
 void jb_put(struct jbuf *b, const char *s, size_t n)
 {
@@ -68,26 +69,39 @@ int jb_failed(struct db_conn *c, struct jbuf *b, const char *what)
     return 1;
 }
 
+/* JSON string: runs of plain characters in one piece, '"' and '\\'
+ * escaped, control characters as \u00XX (no printf: stderr texts are
+ * long and have many newlines). */
 void jb_str(struct jbuf *b, const char *s)
 {
+    static const char hex[] = "0123456789abcdef";
+    const char *run;
     jb_sep(b);
     jb_put(b, "\"", 1);
-    for (; s && *s; s++) {
+    for (run = s; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') {
-            char e[2] = { '\\', (char)ch };
-            jb_put(b, e, 2);
-        } else if (ch < 0x20) {
-            char e[8];
-            snprintf(e, sizeof e, "\\u%04x", ch);
-            jb_put(b, e, 6);
-        } else {
-            jb_put(b, (const char *)&ch, 1);
+        if (ch == '"' || ch == '\\' || ch < 0x20) {
+            char e[6] = { '\\', (char)ch };
+            int n = 2;
+            jb_put(b, run, (size_t)(s - run));
+            if (ch < 0x20) {
+                memcpy(e + 1, "u00", 3);
+                e[4] = hex[ch >> 4];
+                e[5] = hex[ch & 15];
+                n = 6;
+            }
+            jb_put(b, e, (size_t)n);
+            run = s + 1;
         }
     }
+    if (s)
+        jb_put(b, run, (size_t)(s - run));
     jb_put(b, "\"", 1);
 }
 
+/* An integral value below 2^53 in magnitude as its digits (exact, and
+ * what MariaDB reads back as the same double); any other through %.17g,
+ * which round-trips.  Not finite: 0. */
 void jb_num(struct jbuf *b, double d)
 {
     char t[40];
@@ -95,16 +109,19 @@ void jb_num(struct jbuf *b, double d)
     jb_sep(b);
     if (!isfinite(d))
         d = 0;
-    n = snprintf(t, sizeof t, "%.17g", d);
+    if (d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(long long)d &&
+        !(d == 0 && signbit(d)))
+        n = decimal_text((long long)d, t);
+    else
+        n = snprintf(t, sizeof t, "%.17g", d);
     jb_put(b, t, (size_t)n);
 }
 
 void jb_int(struct jbuf *b, long long v)
 {
-    char t[24];
+    char t[DECIMAL_TEXT_MAX];
     int n;
     jb_sep(b);
-    n = snprintf(t, sizeof t, "%lld", v);
+    n = decimal_text(v, t);
     jb_put(b, t, (size_t)n);
 }
-
