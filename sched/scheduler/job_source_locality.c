@@ -156,6 +156,13 @@ static int map_held_cached(struct sched_ctx *ctx, struct request_state *rs)
  * state (choose_team). */
 #define JOIN_ATTEMPTS 3
 
+/* What a team choice may write (choose_team). */
+enum team_write {
+    TEAM_READ_ONLY,      /* cached figures: a join or move only asks for fresh ones */
+    TEAM_IF_UNCHANGED,   /* fresh figures: the write holds if the team is as read */
+    TEAM_WHATEVER        /* after JOIN_ATTEMPTS lost races: write in any case */
+};
+
 /* The host's credit rate now (doc/locality.md, "Words and units").  A
  * GPU counts when the project has an app version for its type
  * (project-wide, as the locality daemon counts it). */
@@ -183,17 +190,19 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
 /*
  * Decide the host's team among the n cursors of one batch and fill lc,
  * and team with the chosen cursor (with the host's stretch in it).
- * A join or a move writes, with the host's first stretch; with may_write
- * 0 it writes nothing and sets *needs_fresh instead (the caller reads the
- * cursors fresh and calls again), so that only fresh figures ever change
- * a team.  With may_write 1 the write holds only if the team still has
- * room and the same frontier (another scheduler may have filled it since
- * the read); if not, it sets *needs_fresh too.  With may_write 2 (after
- * JOIN_ATTEMPTS such losses) it writes whatever the team's state.
+ * A join or a move writes, with the host's first stretch; with
+ * TEAM_READ_ONLY it writes nothing and sets *needs_fresh instead (the
+ * caller reads the cursors fresh and calls again), so that only fresh
+ * figures ever change a team.  With TEAM_IF_UNCHANGED the write holds
+ * only if the team still has room and the same frontier (another
+ * scheduler may have filled it since the read); if not, it sets
+ * *needs_fresh too.  With TEAM_WHATEVER (after JOIN_ATTEMPTS such
+ * losses) it writes whatever the team's state.
  */
 static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
                        const struct db_cursor_row *rows, int n, struct loc_choice *lc,
-                       struct loc_team *team, int limit, int may_write, int *needs_fresh)
+                       struct loc_team *team, int limit, enum team_write may_write,
+                       int *needs_fresh)
 {
     struct cc_cursor cs[256];
     struct cc_host h;
@@ -230,7 +239,7 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     p.move_min_interval = ctx->cfg.move_min_interval;
     cursor_choose(cs, n, &h, &p, &ch);
 
-    if ((ch.action == CC_JOIN || ch.action == CC_MOVE) && !may_write) {
+    if ((ch.action == CC_JOIN || ch.action == CC_MOVE) && may_write == TEAM_READ_ONLY) {
         *needs_fresh = 1;
         return DB_OK;
     }
@@ -250,18 +259,19 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     team->rate = h.rate;
     if (ch.action == CC_JOIN || ch.action == CC_MOVE) {
         const struct db_cursor_row *from = ch.action == CC_MOVE ? &rows[ch.from] : NULL;
-        int first, last, frontier;
+        int conditional = may_write == TEAM_IF_UNCHANGED;
+        int first, last, frontier, max_nhosts, expect_frontier;
         int lost = 0;
         locality_stretch_on_join(ctx, to, h.rate, locality_request_jobs(ctx, limit), &first,
                                  &last, &frontier);
         /* the team's row first, on the condition that what this choice
          * read still holds (room in the team, the same frontier) */
+        max_nhosts = conditional && !(ch.violations & CC_VIOL_SIZE) ? ctx->cfg.team_size_max
+                                                                    : INT_MAX;
+        expect_frontier = conditional && first >= 0 ? to->next_stretch : -1;
         r = db_cursor_adjust(ctx->db, to->id, h.rate, from ? from->id : 0,
-                             from ? from->my_credit_rate : 0, frontier,
-                             (ch.violations & CC_VIOL_SIZE) || may_write != 1
-                                 ? INT_MAX
-                                 : ctx->cfg.team_size_max,
-                             first >= 0 && may_write == 1 ? to->next_stretch : -1, &lost);
+                             from ? from->my_credit_rate : 0, frontier, max_nhosts,
+                             expect_frontier, &lost);
         if (r == DB_OK && lost) {
             log_debug("[host#%d] [cursor#%d] changed since it was read: choose again",
                       rs->hostid, to->id);
@@ -422,7 +432,8 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                     for (m = 0; m < cl.n; m++)
                         if (cl.rows[m].id == rows[k].id)
                             rows[k] = cl.rows[m];
-                r = choose_team(ctx, rs, rows, j - i, lc, &team, limit - *n, 0, &needs_fresh);
+                r = choose_team(ctx, rs, rows, j - i, lc, &team, limit - *n, TEAM_READ_ONLY,
+                                &needs_fresh);
                 for (k = 1; r == DB_OK && needs_fresh && k <= JOIN_ATTEMPTS + 1; k++) {
                     struct cursor_list fresh = { 0 };
                     needs_fresh = 0;
@@ -430,7 +441,8 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                                             add_cursor, &fresh);
                     if (r == DB_OK && fresh.n > 0)
                         r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, &team, limit - *n,
-                                        k <= JOIN_ATTEMPTS ? 1 : 2, &needs_fresh);
+                                        k <= JOIN_ATTEMPTS ? TEAM_IF_UNCHANGED : TEAM_WHATEVER,
+                                        &needs_fresh);
                     free(fresh.rows);
                 }
             }
