@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "db_internal.h"
-#include "decimal_text.h"
 
 void jb_put(struct jbuf *b, const char *s, size_t n)
 {
@@ -69,6 +68,23 @@ int jb_failed(struct db_conn *c, struct jbuf *b, const char *what)
     return 1;
 }
 
+/* v in decimal, as "%lld" writes it, without printf (it cost 710
+ * instructions a number).  Filled from the end of a 20-byte buffer: the
+ * most digits and sign a long long has. */
+static void jb_digits(struct jbuf *b, long long v)
+{
+    char t[20];
+    size_t i = sizeof t;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        t[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        t[--i] = '-';
+    jb_put(b, t + i, sizeof t - i);
+}
+
 /* JSON string: runs of plain characters in one piece, '"' and '\\'
  * escaped, control characters as \u00XX (no printf: stderr texts are
  * long and have many newlines). */
@@ -110,18 +126,16 @@ void jb_num(struct jbuf *b, double d)
     if (!isfinite(d))
         d = 0;
     if (d > -9007199254740992.0 && d < 9007199254740992.0 && d == (double)(long long)d &&
-        !(d == 0 && signbit(d)))
-        n = decimal_text((long long)d, t);
-    else
-        n = snprintf(t, sizeof t, "%.17g", d);
+        !(d == 0 && signbit(d))) {
+        jb_digits(b, (long long)d);
+        return;
+    }
+    n = snprintf(t, sizeof t, "%.17g", d);
     jb_put(b, t, (size_t)n);
 }
 
 void jb_int(struct jbuf *b, long long v)
 {
-    char t[DECIMAL_TEXT_MAX];
-    int n;
     jb_sep(b);
-    n = decimal_text(v, t);
-    jb_put(b, t, (size_t)n);
+    jb_digits(b, v);
 }

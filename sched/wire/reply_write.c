@@ -11,8 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decimal_text.h"
-
 #define IND "    "
 
 /* indent<tag>v</tag>\n, v in decimal as "%lld" writes it, through
@@ -20,9 +18,17 @@
  * fifth of the scheduler's instructions). */
 static void put_int(struct buf *b, const char *indent, const char *tag, long long v)
 {
-    char d[DECIMAL_TEXT_MAX];
-    decimal_text(v, d);
-    buf_elem(b, indent, tag, d);
+    char d[24];
+    int i = (int)sizeof d - 1;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    d[i] = '\0';
+    do {
+        d[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        d[--i] = '-';
+    buf_elem(b, indent, tag, d + i);
 }
 
 /* "%.15g": an integral value below 1e15 in magnitude is written as its
