@@ -118,8 +118,9 @@ struct db_stretch_row {
  * and the frontier (-1: none, when the cursor's row is locked by another
  * member's decision, which this one does not wait for: the caller
  * decides nothing this time).  The cursor's row stays locked until the
- * commit, so that the members of a team decide in turn.  The statement returns the team and one pass over
- * the cursor's unsent results below the frontier, each with its
+ * commit, so that the members of a team decide in turn.  The statement
+ * returns the team and one pass over the cursor's unsent results below
+ * the frontier, each with its
  * workunit's results; db_stretch_pass.c counts.  The pass stops at
  * 2,000 rows (about 500 jobs never sent at R = 2): then open work is
  * looked for in the jobs read, and a stretch's jobs above them count as

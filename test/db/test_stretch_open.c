@@ -203,11 +203,10 @@ static void check_stretch_write(int batch, int cursor, int hx, int ux, int hy, i
  * rows the first one's claim waits for); after the commit it gets the
  * frontier the first one wrote.  Without the lock both read the same
  * frontier and took the same stretch. */
-static void check_turns(int cursor, int hx, int ux, int hy, int uy)
+static void check_turns(int batch, int cursor, int hx, int ux, int hy, int uy)
 {
     struct sched_ctx other;
     struct db_stretch_write w;
-    struct db_host_update hu;
     struct timespec t0, t1;
     int open, frontier_x = -2, frontier_y = -2, n = 0;
     double waited;
@@ -232,17 +231,11 @@ static void check_turns(int cursor, int hx, int ux, int hy, int uy)
 
     /* X takes a stretch at the frontier, written by its host update */
     memset(&w, 0, sizeof w);
-    memset(&hu, 0, sizeof hu);
-    w.batch_id = (int)tu_scalar(&ctx, 146, "SELECT batch_id FROM locality_cursor WHERE id = ?",
-                                cursor);
+    w.batch_id = batch;
     w.first = frontier_x;
     w.last = frontier_x + 2;
     w.frontier = frontier_x + 3;
-    hu.id = hx;
-    hu.rpc_time = (int)time(NULL);
-    hu.stretch = &w;
-    if (db_host_update(ctx.db, &hu) != DB_OK || db_commit(ctx.db) != DB_OK)
-        tu_bail("host update (x)", db_error(ctx.db));
+    update_with(hx, &w, NULL, 0);
 
     if (db_stretch_read(other.db, cursor, hy, uy, 0, count_member, &n, &open, &frontier_y) !=
             DB_OK ||
@@ -321,7 +314,7 @@ int main(void)
                "nothing open once the lower half is sent and the upper is staffed");
 
     check_stretch_write(batch, cursor, hx, ux, hy, uy);
-    check_turns(cursor, hx, ux, hy, uy);
+    check_turns(batch, cursor, hx, ux, hy, uy);
 
     tu_retire_batches_from(&ctx, batch);
     sched_ctx_free(&ctx);
