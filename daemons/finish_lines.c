@@ -34,7 +34,7 @@ struct fl_tx {
 static int read_counts(struct db_conn *c, int now, const struct db_fl_batch *b,
                        struct finish_counts *fc)
 {
-    long long finished = 0;
+    long long finished = 0, partial = 0;
     int since = now - FINISH_RATE_WINDOW, r;
 
     memset(fc, 0, sizeof *fc);
@@ -42,11 +42,12 @@ static int read_counts(struct db_conn *c, int now, const struct db_fl_batch *b,
         since = b->create_time;
     r = db_fl_result_counts(c, b->id, since, &fc->in_progress, &fc->recent);
     if (r == DB_OK)
-        r = db_fl_finished_jobs(c, b->id, &finished);
+        r = db_fl_job_counts(c, b->id, &finished, &partial);
     if (r != DB_OK)
         return r;
     fc->needed = (long long)b->njobs * b->min_quorum;
-    fc->succeeded = finished * b->min_quorum;  /* unfinished jobs count as not begun */
+    /* an unfinished job's successes count: with 2 of 3 back it needs 1 */
+    fc->succeeded = finished * b->min_quorum + partial;
     fc->window = now - since;
     fc->fpops_per_result = b->fpops_per_result;
     return DB_OK;

@@ -61,16 +61,19 @@ int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *i
                     "count a batch's results in progress and recent successes");
 }
 
-int db_fl_finished_jobs(struct db_conn *c, int batch_id, long long *n)
+int db_fl_job_counts(struct db_conn *c, int batch_id, long long *finished, long long *partial)
 {
     static const char sql[] =
-        "SELECT COUNT(*) FROM workunit WHERE batch = ? "
-        "AND (canonical_resultid <> 0 OR error_mask <> 0)";
-    struct db_val p[] = { DBV_INT(batch_id) };
-    struct db_val cols[] = { DBV_LL(*n) };
-    *n = 0;
-    return db_query(c, SLOT_FL_FINISHED, sql, p, 1, cols, 1, NULL, NULL, NULL,
-                    "count a batch's finished workunits");
+        "SELECT (SELECT COUNT(*) FROM workunit WHERE batch = ? "
+        "        AND (canonical_resultid <> 0 OR error_mask <> 0)), "
+        "(SELECT COUNT(*) FROM result r JOIN workunit w ON w.id = r.workunitid "
+        "  WHERE r.batch = ? AND r.server_state = 5 AND r.outcome = 1 AND r.validate_state <> 2 "
+        "  AND w.canonical_resultid = 0 AND w.error_mask = 0)";
+    struct db_val p[] = { DBV_INT(batch_id), DBV_INT(batch_id) };
+    struct db_val cols[] = { DBV_LL(*finished), DBV_LL(*partial) };
+    *finished = *partial = 0;
+    return db_query(c, SLOT_FL_FINISHED, sql, p, 2, cols, 2, NULL, NULL, NULL,
+                    "count a batch's finished workunits and the successes of the others");
 }
 
 struct speeds_ctx {

@@ -29,8 +29,12 @@ int db_fl_batches(struct db_conn *c, int mod_n, int mod_i, int limit, struct db_
 int db_fl_result_counts(struct db_conn *c, int batch_id, int since, long long *in_progress,
                         long long *recent);
 
-/* A batch's finished workunits (a canonical result, or an error). */
-int db_fl_finished_jobs(struct db_conn *c, int batch_id, long long *n);
+/*
+ * A batch's finished workunits (a canonical result, or an error), and the
+ * successes received for its unfinished ones, not judged invalid: with a
+ * quorum above 1 these are the part of a job already done.
+ */
+int db_fl_job_counts(struct db_conn *c, int batch_id, long long *finished, long long *partial);
 
 /* A host seen lately, as the finish line needs it. */
 struct db_fl_host {

@@ -85,7 +85,7 @@ int main(void)
     struct sched_stats st;
     char name[64];
     int batch, hostid, now = (int)time(NULL), sent;
-    long long inprog = -1, recent = -1, finished = -1;
+    long long inprog = -1, recent = -1, finished = -1, partial = -1;
 
     tu_ctx_open(&ctx);
     ctx.cfg.tail_budget = 0;       /* no backups: only this batch's jobs */
@@ -171,8 +171,17 @@ int main(void)
     TAP_EQ_INT(db_fl_result_counts(ctx.db, batch, now + 3600, &inprog, &recent), DB_OK,
                "result counts, later window");
     TAP_EQ_INT((int)recent, 0, "successes before the window do not count");
-    TAP_EQ_INT(db_fl_finished_jobs(ctx.db, batch, &finished), DB_OK, "finished workunits");
+    TAP_EQ_INT(db_fl_job_counts(ctx.db, batch, &finished, &partial), DB_OK, "job counts");
     TAP_EQ_INT((int)finished, 1, "one finished workunit");
+    TAP_EQ_INT((int)partial, 1, "the other success is of an unfinished workunit");
+    exec1(153, "UPDATE result SET server_state = 5, outcome = 1, validate_state = 2, "
+               "received_time = UNIX_TIMESTAMP() WHERE batch = ? AND server_state = 4 "
+               "ORDER BY id LIMIT 1", batch);
+    TAP_EQ_INT(db_fl_job_counts(ctx.db, batch, &finished, &partial), DB_OK, "job counts again");
+    TAP_EQ_INT((int)partial, 1, "a success judged invalid does not count");
+    TAP_EQ_INT(db_fl_result_counts(ctx.db, batch, now - 3600, &inprog, &recent), DB_OK,
+               "result counts again");
+    TAP_EQ_INT((int)inprog, sent - 3, "in progress: %d sent less 3 reported", sent);
     db_commit(ctx.db);
 
     /* 7. the transitioner's step: 2 successes are too few for a rate, so
@@ -197,7 +206,7 @@ int main(void)
                    DB_OK, "host speeds for the oracle");
         db_commit(ctx.db);
         fc.needed = 40;
-        fc.succeeded = 1;
+        fc.succeeded = 2;      /* the finished workunit, and the success of another */
         TAP_CHECK(capacity > 0, "hosts seen: %.3g flops", capacity);
         want = (double)d.now + ceil(finish_line_left(&fc) * fpr / capacity);
         TAP_CHECK(finish_lines_step(&d) >= 1, "the step stores the batch's line");
