@@ -145,7 +145,7 @@ static const struct cfg_key config_table[] = {
       "successful reports a host needs before it gets backups" },
     { "tail_candidates", CT_INT, OFF(tail_candidates), "16", 1, 128,
       "oldest results in progress among which a backup is chosen" },
-    { "finish_line_slack", CT_DBL, OFF(finish_line_slack), "0.75", 0, 100,
+    { "finish_line_slack", CT_DBL, OFF(finish_line_slack), "1", 0, 100,
       "in a batch's last stretch, a job goes only to a host expected to finish it within "
       "this times the batch's projected time left, plus the job's time on a fast host "
       "(times this too when above 1); 0: off" },

@@ -90,7 +90,7 @@ int main(void)
     tu_ctx_open(&ctx);
     ctx.cfg.tail_budget = 0;       /* no backups: only this batch's jobs */
     ctx.cfg.resend_lost_results = 0;   /* the request lists no jobs: new ones each time */
-    TAP_EQ_DBL(ctx.cfg.finish_line_slack, 0.75, 0, "finish_line_slack defaults to 0.75");
+    TAP_EQ_DBL(ctx.cfg.finish_line_slack, 1, 0, "finish_line_slack defaults to 1");
     ctx.cfg.finish_line_young = 900;   /* tu_ctx_open turns the young-batch rule off */
     buf_init(&reply);
     tu_app(&ctx, NULL);
@@ -156,7 +156,7 @@ int main(void)
     ask(hostid, 4 * 3600, &st);
     TAP_CHECK(st.jobs_sent >= 1, "finish_line_slack = 0: %d jobs", st.jobs_sent);
     sent += st.jobs_sent;
-    ctx.cfg.finish_line_slack = 0.75;
+    ctx.cfg.finish_line_slack = 1;
 
     /* 6. the transitioner's counts: two successes just received, one
      * workunit finished */
