@@ -151,7 +151,7 @@ static const struct cfg_key config_table[] = {
       "(times this too when above 1); 0: off" },
     { "finish_line_young", CT_INT, OFF(finish_line_young), "900", 0, 86400,
       "seconds after its creation during which a batch with no projected end yet goes only "
-      "to idle CPUs of hosts not much slower than a fast one; 0: off" },
+      "to idle CPUs, one job each; 0: off" },
 
     { "validator", CT_STR, OFF(validator), "none", 0, 0,
       "none: a reported success is valid and earns credit (no validator runs); identical: "
