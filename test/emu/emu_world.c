@@ -258,6 +258,12 @@ static void rpc_real(struct world *w, struct whost *h, const struct emu_ask *ask
     if (rp->nresults == 0 && (ask->req_secs[0] > 0 || ask->req_secs[1] > 0 ||
                               ask->req_instances[0] > 0 || ask->req_instances[1] > 0))
         w->out->no_work_replies++;
+    if (sc->verbose > 1)           /* one line per RPC, in simulated time */
+        fprintf(stderr, "emu: rpc at %.0f [host#%lld] asks CPU %.0f s %.1f idle (delay %.0f s), "
+                        "GPU %.0f s %.1f idle: %d jobs%s%s\n", now, h->c.proj[0].hostid,
+                ask->req_secs[0], ask->req_instances[0], ask->estimated_delay[0], ask->req_secs[1],
+                ask->req_instances[1], rp->nresults, rp->nno_work > 0 ? ", no work: " : "",
+                rp->nno_work > 0 ? rp->no_work_reason[0] : "");
     a.request_delay = rp->request_delay;
     a.next_rpc_delay = rp->next_rpc_delay;
     a.hostid = rp->hostid;
