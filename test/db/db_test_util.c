@@ -331,6 +331,35 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     return batch;
 }
 
+struct listing {
+    char name[256];
+    struct buf xml;
+};
+
+static int list_row(void *vctx)
+{
+    struct listing *l = vctx;
+    buf_printf(&l->xml, "\n    <other_result>\n        <name>%s</name>\n"
+                        "        <app_version>-1</app_version>\n    </other_result>\n",
+               l->name);
+    return 0;
+}
+
+void tu_list_in_progress(struct sched_ctx *ctx, int slot, struct buf *b, int host)
+{
+    struct listing l;
+    struct db_val p[] = { DBV_INT(host) };
+    struct db_val col[] = { DBV_BUF(l.name) };
+    buf_init(&l.xml);
+    if (db_query(ctx->db, slot, "SELECT name FROM result WHERE hostid = ? AND server_state = 4 "
+                                "ORDER BY id", p, 1, col, 1, list_row, &l, NULL,
+                 "the host's jobs") != DB_OK)
+        tu_bail("the host's jobs", db_error(ctx->db));
+    db_commit(ctx->db);
+    tu_set_elem(b, "other_results", l.xml.p ? l.xml.p : "");
+    buf_free(&l.xml);
+}
+
 void tu_retire_batches_from(struct sched_ctx *ctx, int first_id)
 {
     struct db_val p[] = { DBV_INT(first_id) };

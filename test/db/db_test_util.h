@@ -111,6 +111,11 @@ void tu_work_generator_pass(void);
 int tu_generated_locality_batch(struct sched_ctx *ctx, const char *prefix, int njobs, int repl,
                                 char *name, size_t namelen, int *cursor);
 
+/* In request b, the host's results in progress listed as client 7.20
+ * lists the jobs it holds (<other_results>), so that none is taken for
+ * lost; read with statement slot.  Exits the test on failure. */
+void tu_list_in_progress(struct sched_ctx *ctx, int slot, struct buf *b, int host);
+
 /* Retire every batch with id >= first_id still INIT or IN_PROGRESS, so
  * that a test leaves no active batch for the tests after it (uses
  * statement slot 159). */

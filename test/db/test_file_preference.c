@@ -67,37 +67,6 @@ static void sticky_request(struct buf *b, const char *name, const char *auth, in
     *b = nb;
 }
 
-/* The host's results in progress as client 7.20 lists the jobs it holds
- * (<other_result> elements), so that none is taken for lost. */
-struct listing {
-    char name[256];
-    struct buf xml;
-};
-
-static int list_row(void *vctx)
-{
-    struct listing *l = vctx;
-    buf_printf(&l->xml, "\n    <other_result>\n        <name>%s</name>\n"
-                        "        <app_version>-1</app_version>\n    </other_result>\n",
-               l->name);
-    return 0;
-}
-
-static void list_in_progress(struct buf *b, int host)
-{
-    struct listing l;
-    struct db_val p[] = { DBV_INT(host) };
-    struct db_val col[] = { DBV_BUF(l.name) };
-    buf_init(&l.xml);
-    if (db_query(ctx.db, 150, "SELECT name FROM result WHERE hostid = ? AND server_state = 4 "
-                             "ORDER BY id", p, 1, col, 1, list_row, &l, NULL,
-                 "the host's jobs") != DB_OK)
-        tu_bail("the host's jobs", db_error(ctx.db));
-    db_commit(ctx.db);
-    tu_set_elem(b, "other_results", l.xml.p ? l.xml.p : "");
-    buf_free(&l.xml);
-}
-
 int main(void)
 {
     char name[64], auth[65], other_auth[65];
@@ -198,7 +167,7 @@ int main(void)
      * it runs need them */
     ctx.cfg.daily_result_quota = 1;
     sticky_request(&b, name, auth, host, 2);
-    list_in_progress(&b, host);
+    tu_list_in_progress(&ctx, 150, &b, host);
     request(&b, &reply, "work request at the daily quota");
     buf_free(&b);
     TAP_EQ_INT(tu_count(reply.p, "<result>"), 0, "at its daily quota: no job");

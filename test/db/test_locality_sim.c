@@ -536,6 +536,21 @@ struct team_row {
 static struct team_row trow;
 static int team_viol_size, team_viol_user, team_viol_speed, team_checks;
 
+/* The cursors that hosts joined or moved to in this round: the user rule
+ * is the joining host's, so only their teams are checked for it (a team
+ * that members left, as they do near its cursor's end, may keep fewer
+ * users than it could have). */
+static int joined[NHOSTS], njoined;
+
+static int joined_this_round(int cursor)
+{
+    int i;
+    for (i = 0; i < njoined; i++)
+        if (joined[i] == cursor)
+            return 1;
+    return 0;
+}
+
 /* Is there an unfinished cursor with room, other than this one? */
 static int room_elsewhere(int cursor)
 {
@@ -555,8 +570,11 @@ static int team_check_row(void *x)
      * done (the hosts of a finished cursor must go somewhere) */
     if (trow.n > TEAM_MAX && room_elsewhere(trow.cursor))
         team_viol_size++;
-    if (trow.users < possible_users)
+    if (trow.users < possible_users && joined_this_round(trow.cursor)) {
         team_viol_user++;
+        printf("# [cursor#%d]: %d members of %d users after a host joined\n", trow.cursor,
+               trow.n, trow.users);
+    }
     if (trow.n >= 3 && 2 * trow.max > trow.sum * (1 + 1e-9))
         team_viol_speed++;
     return 0;
@@ -626,6 +644,7 @@ static void work_batch(const char *name, int locality, struct outcome *o)
 
     for (round = 0; round < MAX_ROUNDS && !done; round++) {
         int order[NHOSTS];
+        njoined = 0;
         for (i = 0; i < NHOSTS; i++)
             order[i] = i;
         for (i = NHOSTS - 1; i > 0; i--) {     /* a different order each round */
@@ -652,6 +671,8 @@ static void work_batch(const char *name, int locality, struct outcome *o)
                 after = host_cursor(h->hostid, batch);
                 if (before && after && before != after)
                     check_move(before, after);
+                if (after && before != after && !joined_this_round(after))
+                    joined[njoined++] = after;
             }
         }
         if (locality) {
@@ -755,7 +776,8 @@ int main(void)
                "(%d finished, %d by the rule)", moves_finished, moves_ratio);
     TAP_CHECK(team_checks > 0, "teams were checked (%d)", team_checks);
     TAP_EQ_INT(team_viol_size, 0, "no team over %d hosts while another has room", TEAM_MAX);
-    TAP_EQ_INT(team_viol_user, 0, "teams have as many distinct users as they can");
+    TAP_EQ_INT(team_viol_user, 0, "teams that hosts joined have as many distinct users as "
+               "they can");
     printf("# moves: %d (%d from finished cursors, %d by the 0.5 rule); team checks %d: "
            "speed rule relaxed in %d\n", moves, moves_finished, moves_ratio, team_checks,
            team_viol_speed);
