@@ -56,18 +56,21 @@ static int cursor_row(void *vctx)
 
 /* Run a cursor read whose SELECT list is CURSOR_COLUMNS and then mine,
  * my_credit_rate, my_assign_time, user_in_team, my_stretch_first,
- * my_stretch_last. */
+ * my_stretch_last, and has_unsent when with_unsent (else it is -1). */
 static int cursor_query(struct db_conn *c, int slot, const char *sql, struct db_val *params,
-                        int nparams, int (*row)(void *ctx, const struct db_cursor_row *r),
-                        void *ctx, const char *what)
+                        int nparams, int with_unsent,
+                        int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx,
+                        const char *what)
 {
     struct cursor_ctx x;
     memset(&x, 0, sizeof x);
     x.row = row;
     x.ctx = ctx;
+    x.r.has_unsent = -1;
     {
-        struct db_val cols[] = { CURSOR_ROW_BINDINGS(x.r) };
-        return db_query(c, slot, sql, params, nparams, cols, 20, cursor_row, &x, NULL, what);
+        struct db_val cols[] = { CURSOR_ROW_BINDINGS(x.r), DBV_INT(x.r.has_unsent) };
+        return db_query(c, slot, sql, params, nparams, cols, with_unsent ? 21 : 20, cursor_row,
+                        &x, NULL, what);
     }
 }
 
@@ -92,20 +95,22 @@ int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                                DBV_INT(batch_id) };
     char what[80];
     snprintf(what, sizeof what, "read the cursors of [batch#%d] for [host#%d]", batch_id, hostid);
-    return cursor_query(c, SLOT_LOC_CURSORS, sql, params, 4, row, ctx, what);
+    return cursor_query(c, SLOT_LOC_CURSORS, sql, params, 4, 0, row, ctx, what);
 }
 
 int db_locality_all_cursors(struct db_conn *c,
                             int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx)
 {
+    /* has_unsent: one probe of ind_res_unsent per cursor */
     static const char sql[] =
-        "SELECT " CURSOR_COLUMNS "0, 0, 0, 0, -1, -1 "
+        "SELECT " CURSOR_COLUMNS "0, 0, 0, 0, -1, -1, "
+        "  EXISTS (SELECT 1 FROM result u WHERE u.unsent_cursor = c.id) "
         "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
         "  AND bj.job_num = c.first_unfinished_job_num "
         "WHERE b.state = 1 AND b.locality <> 0 "
         "ORDER BY b.id, c.first_job_num";
-    return cursor_query(c, SLOT_LOC_ALL_CURSORS, sql, NULL, 0, row, ctx,
+    return cursor_query(c, SLOT_LOC_ALL_CURSORS, sql, NULL, 0, 1, row, ctx,
                         "read the cursors of the active locality batches");
 }
 
@@ -116,7 +121,7 @@ int db_locality_my_cursors(struct db_conn *c, int hostid,
     struct db_val params[] = { DBV_INT(hostid) };
     char what[64];
     snprintf(what, sizeof what, "read the teams of [host#%d]", hostid);
-    return cursor_query(c, SLOT_LOC_MY_CURSORS, sql, params, 1, row, ctx, what);
+    return cursor_query(c, SLOT_LOC_MY_CURSORS, sql, params, 1, 0, row, ctx, what);
 }
 
 int db_batch_host_assign(struct db_conn *c, int hostid, int batch_id, int cursor_id, int userid,

@@ -47,6 +47,8 @@ struct db_cursor_row {
     int user_in_team;              /* another host of the user is in the team */
     int my_stretch_first;          /* the host's stretch; -1: none */
     int my_stretch_last;
+    int has_unsent;                /* it has an unsent result: 1, 0; -1 not read (only
+                                    * db_locality_all_cursors reads it) */
 };
 
 /* The cursors of batch_id (if it is an active locality batch), in
@@ -56,7 +58,8 @@ int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                         int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 
 /* The same without the host-specific columns (mine = 0, user_in_team =
- * 0): what each scheduler process caches for a few seconds. */
+ * 0), and with has_unsent: what each scheduler process caches for a few
+ * seconds. */
 int db_locality_all_cursors(struct db_conn *c,
                             int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 

@@ -44,8 +44,10 @@ static int auth_row(void *vctx)
         return 0;
     }
     if (x->kind == 2) {              /* a team of the host */
-        if (x->teams && x->teams->n < x->teams->max)
-            x->teams->rows[x->teams->n++] = x->cr;
+        if (x->teams && x->teams->n < x->teams->max) {
+            x->teams->rows[x->teams->n] = x->cr;
+            x->teams->rows[x->teams->n++].has_unsent = -1;   /* not read here */
+        }
         return 0;
     }
     x->accounts++;

@@ -340,22 +340,38 @@ static void held_in_batch(const struct held_set *h, int batch_id, int *nums, str
  * No empty reply while work exists: a host whose own cursor has nothing
  * for it takes, in this request, the unsent jobs of the cursor of the
  * same batch that needs help most (the greatest est_time_left among the
- * unfinished ones), from its end: the jobs its members reach last, which
- * are neighbours (few files) and the ones that would make its tail.  It
- * stays in its own team: the move rules decide that, at its next request.
+ * unfinished ones that have unsent results), from its end: the jobs its
+ * members reach last, which are neighbours (few files) and the ones that
+ * would make its tail.  It stays in its own team: the move rules decide
+ * that, at its next request.
+ *
+ * The neediest cursor often has nothing unsent: at a batch's end its
+ * work is in its members' queues, while other cursors still hold unsent
+ * replicas.  Helping it gave nothing, and every host that ran dry got
+ * "no work" while thousands of results waited (the 1,000-host emulator
+ * run, doc/emulator.md).  So cursors the cache knows to have nothing
+ * unsent are passed over, and when the chosen one gives nothing (drained
+ * since the cache was read, or all of its jobs held by the user) the next
+ * one is tried, HELP_MAX_TRIES statements at most.
  */
-static int help_neediest(struct sched_ctx *ctx, struct request_state *rs,
-                         const struct db_cursor_row *rows, int n, int own_cursor, int limit,
-                         struct db_candidate *out, int *got)
+#define HELP_MAX_TRIES 2
+
+/* The neediest cursor of rows[0..n) that may be helped and is not in
+ * tried[0..ntried); -1 if none. */
+static int neediest_cursor(const struct db_cursor_row *rows, int n, int own_cursor,
+                           const int *tried, int ntried)
 {
-    int i, best = -1;
+    int i, k, best = -1;
     double best_est = -1;
 
-    *got = 0;
     for (i = 0; i < n; i++) {
         double est;
         if (rows[i].id == own_cursor || rows[i].first_unfinished_job_num > rows[i].last_job_num ||
-            !(rows[i].remaining_credit > 0))
+            !(rows[i].remaining_credit > 0) || rows[i].has_unsent == 0)
+            continue;
+        for (k = 0; k < ntried && tried[k] != i; k++)
+            ;
+        if (k < ntried)
             continue;
         est = est_time_left(rows[i].remaining_credit, rows[i].expavg_credit);
         if (best < 0 || est > best_est) {
@@ -363,11 +379,26 @@ static int help_neediest(struct sched_ctx *ctx, struct request_state *rs,
             best_est = est;
         }
     }
-    if (best < 0)
-        return DB_OK;
-    log_debug("[host#%d] nothing in [cursor#%d]: helps [cursor#%d]", rs->hostid, own_cursor,
-              rows[best].id);
-    return db_candidates_cursor_top(ctx->db, rows[best].id, rs->user.id, limit, out, got);
+    return best;
+}
+
+static int help_neediest(struct sched_ctx *ctx, struct request_state *rs,
+                         const struct db_cursor_row *rows, int n, int own_cursor, int limit,
+                         struct db_candidate *out, int *got)
+{
+    int tried[HELP_MAX_TRIES], ntried, best, r = DB_OK;
+
+    *got = 0;
+    for (ntried = 0; ntried < HELP_MAX_TRIES && *got == 0 && r == DB_OK; ntried++) {
+        best = neediest_cursor(rows, n, own_cursor, tried, ntried);
+        if (best < 0)
+            break;
+        tried[ntried] = best;
+        log_debug("[host#%d] nothing in [cursor#%d]: helps [cursor#%d]", rs->hostid, own_cursor,
+                  rows[best].id);
+        r = db_candidates_cursor_top(ctx->db, rows[best].id, rs->user.id, limit, out, got);
+    }
+    return r;
 }
 
 static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, int limit,

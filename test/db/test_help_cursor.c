@@ -1,0 +1,171 @@
+/*
+ * test_help_cursor.c - "no empty reply while work exists" on the real
+ * database (doc/locality.md, step 4 of the scheduler): a host whose own
+ * cursor has nothing left for it helps another cursor of the batch, and
+ * when the neediest cursor (greatest est_time_left) has nothing unsent,
+ * because all of its work sits in its members' queues, the host gets the
+ * unsent jobs of the next one instead of "no work".  Both ways of finding
+ * that out are checked: a cursor cache read before the neediest cursor ran
+ * dry (its jobs are asked for, none come, the next cursor is tried), and
+ * a fresh one that knows it has nothing unsent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_test_util.h"
+#include "tap.h"
+
+#define NJOBS 30         /* three cursors of 10 jobs */
+
+static struct sched_ctx ctx;
+
+static void request(struct buf *b, struct buf *reply, struct sched_stats *st, const char *what)
+{
+    sched_handle(&ctx, b->p, b->len, reply, st);
+    if (st->status != 0)
+        tu_bail(what, st->outcome);
+}
+
+/* Results sent to the host in cursor id, in the database. */
+static long long sent_in(int host, int cursor)
+{
+    return tu_scalar2(&ctx, 165, "SELECT COUNT(*) FROM result WHERE hostid = ? AND "
+                                 "server_state = 4 AND cursor_id = ?", host, cursor);
+}
+
+int main(void)
+{
+    char name[64], auth[65], other_auth[65];
+    struct buf b, reply;
+    struct sched_stats st;
+    int batch, cursors[3], user, other_user, host, other_host, now = (int)time(NULL);
+    int own, neediest, helped;
+
+    tu_ctx_open(&ctx);
+    ctx.cfg.max_jobs_per_reply = 2;
+    ctx.cfg.tail_budget = 0;          /* no backups: only unsent jobs can go */
+    ctx.cfg.finish_line_slack = 0;    /* no finish line */
+    ctx.cfg.locality_positions = 1;
+    tu_app(&ctx, NULL);
+    user = tu_user(&ctx, "help", auth);
+    other_user = tu_user(&ctx, "help-other", other_auth);
+    tu_retire_batches_from(&ctx, 1);
+    snprintf(name, sizeof name, "help%ld", (long)time(NULL) % 100000000);
+    batch = tu_locality_batch(&ctx, name, NJOBS, 3, 1, 1e12, 2, cursors);
+    tu_work_generator_pass();
+    own = cursors[0];
+    neediest = cursors[1];
+    helped = cursors[2];
+
+    /* the host: first contact, asking for no work (this loads the
+     * process's cursor cache while every cursor has unsent jobs) */
+    buf_init(&b);
+    buf_init(&reply);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
+    tu_set_elem(&b, "work_req_seconds", "0");
+    tu_set_elem(&b, "cpu_req_secs", "0");
+    tu_set_elem(&b, "cpu_req_instances", "0");
+    request(&b, &reply, &st, "first contact");
+    host = (int)tu_elem_ll(reply.p, "hostid");
+    TAP_CHECK(host > 0 && tu_count(reply.p, "<result>") == 0, "first contact: host %d, no job",
+              host);
+    buf_free(&b);
+
+    /* its team is the first cursor, whose jobs (like all of the second
+     * cursor's) were sent to another user's host; the second cursor needs
+     * help most (a slow team, much work left), the third less */
+    {
+        struct db_val h[] = { DBV_INT(other_user) };
+        tu_exec(&ctx, 166, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
+        other_host = (int)tu_scalar(&ctx, 167, "SELECT MAX(id) FROM host WHERE userid = ?",
+                                    other_user);
+    }
+    {
+        int first = 0, last = NJOBS / 3 - 1;
+        struct db_val m[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(own), DBV_INT(user),
+                              DBV_INT(first), DBV_INT(last), DBV_INT(now) };
+        struct db_val s[] = { DBV_INT(other_host), DBV_INT(other_user), DBV_INT(now),
+                              DBV_INT(own), DBV_INT(neediest) };
+        tu_exec(&ctx, 168,
+                "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
+                "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                m, 7, "make the member");
+        tu_exec(&ctx, 169,
+                "UPDATE result SET server_state = 4, hostid = ?, userid = ?, sent_time = ? "
+                "WHERE cursor_id IN (?, ?) AND server_state = 2",
+                s, 5, "send the first two cursors' jobs to the other host");
+        tu_exec(&ctx, 170,
+                "UPDATE locality_cursor SET next_stretch_job_num = last_job_num + 1, "
+                "nhosts = 1, expavg_credit = IF(id = ?, 100, IF(id = ?, 1, 100)), "
+                "remaining_credit = IF(id = ?, 100, remaining_credit) WHERE id IN (?, ?, ?)",
+                (struct db_val[]){ DBV_INT(own), DBV_INT(neediest), DBV_INT(own), DBV_INT(own),
+                                   DBV_INT(neediest), DBV_INT(helped) },
+                6, "the teams' rates and frontiers");
+    }
+    TAP_EQ_INT(tu_scalar2(&ctx, 171, "SELECT COUNT(*) FROM result WHERE cursor_id IN (?, ?) "
+                                     "AND server_state = 2", own, neediest),
+               0, "the host's cursor and the neediest one have nothing unsent");
+    TAP_CHECK(tu_scalar(&ctx, 172, "SELECT COUNT(*) FROM result WHERE cursor_id = ? "
+                                   "AND server_state = 2", helped) == NJOBS / 3,
+              "the third cursor has all of its jobs unsent");
+
+    /* a work request with the cursor cache read now: it knows that the
+     * neediest cursor has nothing unsent, and the next one is helped */
+    ctx.apps.cursors_loaded_at = 0;
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 1);
+    request(&b, &reply, &st, "work request");
+    buf_free(&b);
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "the reply has 2 jobs");
+    TAP_EQ_INT(sent_in(host, helped), 2, "both from the cursor with unsent jobs");
+    TAP_EQ_INT(sent_in(host, neediest), 0, "none from the neediest cursor");
+    TAP_EQ_INT(tu_scalar2(&ctx, 173, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? "
+                                     "AND cursor_id = ?", host, own),
+               1, "the host stays in its own team");
+    {
+        struct db_cursor_row *cached = NULL;
+        unsigned long stale_statements;
+        int i;
+
+        for (i = 0; i < ctx.apps.ncursors; i++)
+            if (ctx.apps.cursors[i].id == neediest)
+                cached = &ctx.apps.cursors[i];
+        TAP_CHECK(cached && cached->has_unsent == 0,
+                  "the cache says the neediest cursor has nothing unsent");
+        if (!cached)
+            tu_bail("cursor cache", "the neediest cursor is not in it");
+
+        /* as if the cache had been read before it ran dry: it is asked
+         * first, gives nothing, and the next one is helped */
+        cached->has_unsent = 1;
+        ctx.apps.cursors_loaded_at = time(NULL);
+        tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 2);
+        tu_list_in_progress(&ctx, 174, &b, host);
+        request(&b, &reply, &st, "work request, stale cache");
+        buf_free(&b);
+        stale_statements = st.statements;
+        TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "stale cache: the reply has 2 jobs");
+        TAP_EQ_INT(sent_in(host, helped), 4, "stale cache: 2 more from the cursor with "
+                                             "unsent jobs");
+        TAP_EQ_INT(sent_in(host, neediest), 0, "stale cache: none from the neediest cursor");
+
+        /* the same request with the cache right: one statement fewer */
+        cached->has_unsent = 0;
+        ctx.apps.cursors_loaded_at = time(NULL);
+        tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 3);
+        tu_list_in_progress(&ctx, 174, &b, host);
+        request(&b, &reply, &st, "work request, cache right");
+        buf_free(&b);
+        TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "cache right: the reply has 2 jobs");
+        TAP_EQ_INT(sent_in(host, helped), 6, "cache right: 2 more from the cursor with "
+                                             "unsent jobs");
+        TAP_EQ_INT((long long)st.statements, (long long)stale_statements - 1,
+                   "cache right: the empty cursor is not asked (one statement fewer)");
+    }
+
+    buf_free(&reply);
+    tu_retire_batches_from(&ctx, batch);
+    sched_ctx_free(&ctx);
+    return tap_done();
+}
