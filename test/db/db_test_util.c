@@ -331,6 +331,41 @@ int tu_locality_batch(struct sched_ctx *ctx, const char *name, int njobs, int nc
     return batch;
 }
 
+int tu_first_contact(struct sched_ctx *ctx, const char *auth, struct buf *reply)
+{
+    struct sched_stats st;
+    struct buf b;
+
+    buf_init(&b);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
+    tu_set_elem(&b, "work_req_seconds", "0");
+    tu_set_elem(&b, "cpu_req_secs", "0");
+    tu_set_elem(&b, "cpu_req_instances", "0");
+    sched_handle(ctx, b.p, b.len, reply, &st);
+    buf_free(&b);
+    if (st.status != 0)
+        tu_bail("first contact", st.outcome);
+    return (int)tu_elem_ll(reply->p, "hostid");
+}
+
+int tu_bare_host(struct sched_ctx *ctx, int insert_slot, int select_slot, int userid)
+{
+    struct db_val h[] = { DBV_INT(userid) };
+    tu_exec(ctx, insert_slot, "INSERT INTO host (userid) VALUES (?)", h, 1, "make a bare host");
+    return (int)tu_scalar(ctx, select_slot, "SELECT MAX(id) FROM host WHERE userid = ?", userid);
+}
+
+void tu_member(struct sched_ctx *ctx, int slot, int host, int batch, int cursor, int userid,
+               int first, int last, int now)
+{
+    struct db_val m[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(cursor), DBV_INT(userid),
+                          DBV_INT(first), DBV_INT(last), DBV_INT(now) };
+    tu_exec(ctx, slot,
+            "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
+            "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            m, 7, "make a team member");
+}
+
 struct listing {
     char name[256];
     struct buf xml;

@@ -111,6 +111,23 @@ void tu_work_generator_pass(void);
 int tu_generated_locality_batch(struct sched_ctx *ctx, const char *prefix, int njobs, int repl,
                                 char *name, size_t namelen, int *cursor);
 
+/* A new host of the user of auth: its first request, which asks for no
+ * work (the recorded client 7.20 request); *reply gets the reply.
+ * Returns the host id it was given (exits the test if the request
+ * failed). */
+int tu_first_contact(struct sched_ctx *ctx, const char *auth, struct buf *reply);
+
+/* A host row of userid that never made a request (another user's host
+ * to send jobs to); statements in slots insert_slot and select_slot.
+ * Returns its id. */
+int tu_bare_host(struct sched_ctx *ctx, int insert_slot, int select_slot, int userid);
+
+/* Make host (of userid) a member of cursor of batch with the stretch
+ * first..last, joined at now; statement in slot.  The cursor's team
+ * counts are left as they are. */
+void tu_member(struct sched_ctx *ctx, int slot, int host, int batch, int cursor, int userid,
+               int first, int last, int now);
+
 /* In request b, the host's results in progress listed as client 7.20
  * lists the jobs it holds (<other_results>), so that none is taken for
  * lost; read with statement slot.  Exits the test on failure. */

@@ -89,35 +89,19 @@ int main(void)
     /* the host: first contact, asking for no work */
     buf_init(&b);
     buf_init(&reply);
-    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
-    tu_set_elem(&b, "work_req_seconds", "0");
-    tu_set_elem(&b, "cpu_req_secs", "0");
-    tu_set_elem(&b, "cpu_req_instances", "0");
-    request(&b, &reply, "first contact");
-    host = (int)tu_elem_ll(reply.p, "hostid");
+    host = tu_first_contact(&ctx, auth, &reply);
     TAP_CHECK(host > 0 && tu_count(reply.p, "<result>") == 0, "first contact: host %d, no job",
               host);
-    buf_free(&b);
 
     /* its team: the cursor, stretch 0..STRETCH_LAST, whose jobs another
      * user's host was sent (so that nothing of the stretch is left) */
-    {
-        struct db_val h[] = { DBV_INT(other_user) };
-        tu_exec(&ctx, 141, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
-        other_host = (int)tu_scalar(&ctx, 142, "SELECT MAX(id) FROM host WHERE userid = ?",
-                                    other_user);
-    }
+    other_host = tu_bare_host(&ctx, 141, 142, other_user);
     {
         int first = 0, last = STRETCH_LAST, now = (int)time(NULL);
-        struct db_val m[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(cursor), DBV_INT(user),
-                              DBV_INT(first), DBV_INT(last), DBV_INT(now) };
         struct db_val c[] = { DBV_INT(cursor) };
         struct db_val s[] = { DBV_INT(other_host), DBV_INT(other_user), DBV_INT(now),
                               DBV_INT(cursor), DBV_INT(last) };
-        tu_exec(&ctx, 143,
-                "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
-                "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                m, 7, "make the member");
+        tu_member(&ctx, 143, host, batch, cursor, user, first, last, now);
         tu_exec(&ctx, 144, "UPDATE locality_cursor SET nhosts = 1 WHERE id = ?", c, 1,
                 "count the member");
         tu_exec(&ctx, 145,

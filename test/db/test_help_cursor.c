@@ -28,6 +28,21 @@ static void request(struct buf *b, struct buf *reply, struct sched_stats *st, co
         tu_bail(what, st->outcome);
 }
 
+/* A work request of host (seqno) that lists the jobs it holds; returns
+ * the statements it took. */
+static unsigned long work_request(const char *auth, int host, int seqno, struct buf *reply,
+                                  const char *what)
+{
+    struct sched_stats st;
+    struct buf b;
+    buf_init(&b);
+    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, seqno);
+    tu_list_in_progress(&ctx, 174, &b, host);
+    request(&b, reply, &st, what);
+    buf_free(&b);
+    return st.statements;
+}
+
 /* Results sent to the host in cursor id, in the database. */
 static long long sent_in(int host, int cursor)
 {
@@ -38,8 +53,7 @@ static long long sent_in(int host, int cursor)
 int main(void)
 {
     char name[64], auth[65], other_auth[65];
-    struct buf b, reply;
-    struct sched_stats st;
+    struct buf reply;
     int batch, cursors[3], user, other_user, host, other_host, now = (int)time(NULL);
     int own, neediest, helped;
 
@@ -59,39 +73,20 @@ int main(void)
     neediest = cursors[1];
     helped = cursors[2];
 
-    /* the host: first contact, asking for no work (this loads the
-     * process's cursor cache while every cursor has unsent jobs) */
-    buf_init(&b);
+    /* the host: first contact, asking for no work */
     buf_init(&reply);
-    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, 0, 0);
-    tu_set_elem(&b, "work_req_seconds", "0");
-    tu_set_elem(&b, "cpu_req_secs", "0");
-    tu_set_elem(&b, "cpu_req_instances", "0");
-    request(&b, &reply, &st, "first contact");
-    host = (int)tu_elem_ll(reply.p, "hostid");
+    host = tu_first_contact(&ctx, auth, &reply);
     TAP_CHECK(host > 0 && tu_count(reply.p, "<result>") == 0, "first contact: host %d, no job",
               host);
-    buf_free(&b);
 
     /* its team is the first cursor, whose jobs (like all of the second
      * cursor's) were sent to another user's host; the second cursor needs
      * help most (a slow team, much work left), the third less */
+    other_host = tu_bare_host(&ctx, 166, 167, other_user);
     {
-        struct db_val h[] = { DBV_INT(other_user) };
-        tu_exec(&ctx, 166, "INSERT INTO host (userid) VALUES (?)", h, 1, "make the other host");
-        other_host = (int)tu_scalar(&ctx, 167, "SELECT MAX(id) FROM host WHERE userid = ?",
-                                    other_user);
-    }
-    {
-        int first = 0, last = NJOBS / 3 - 1;
-        struct db_val m[] = { DBV_INT(host), DBV_INT(batch), DBV_INT(own), DBV_INT(user),
-                              DBV_INT(first), DBV_INT(last), DBV_INT(now) };
         struct db_val s[] = { DBV_INT(other_host), DBV_INT(other_user), DBV_INT(now),
                               DBV_INT(own), DBV_INT(neediest) };
-        tu_exec(&ctx, 168,
-                "INSERT INTO batch_host (host_id, batch_id, cursor_id, userid, stretch_first, "
-                "stretch_last, assign_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                m, 7, "make the member");
+        tu_member(&ctx, 168, host, batch, own, user, 0, NJOBS / 3 - 1, now);
         tu_exec(&ctx, 169,
                 "UPDATE result SET server_state = 4, hostid = ?, userid = ?, sent_time = ? "
                 "WHERE cursor_id IN (?, ?) AND server_state = 2",
@@ -114,9 +109,7 @@ int main(void)
     /* a work request with the cursor cache read now: it knows that the
      * neediest cursor has nothing unsent, and the next one is helped */
     ctx.apps.cursors_loaded_at = 0;
-    tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 1);
-    request(&b, &reply, &st, "work request");
-    buf_free(&b);
+    work_request(auth, host, 1, &reply, "work request");
     TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "the reply has 2 jobs");
     TAP_EQ_INT(sent_in(host, helped), 2, "both from the cursor with unsent jobs");
     TAP_EQ_INT(sent_in(host, neediest), 0, "none from the neediest cursor");
@@ -125,7 +118,7 @@ int main(void)
                1, "the host stays in its own team");
     {
         struct db_cursor_row *cached = NULL;
-        unsigned long stale_statements;
+        unsigned long stale_statements, right_statements;
         int i;
 
         for (i = 0; i < ctx.apps.ncursors; i++)
@@ -140,11 +133,7 @@ int main(void)
          * first, gives nothing, and the next one is helped */
         cached->has_unsent = 1;
         ctx.apps.cursors_loaded_at = time(NULL);
-        tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 2);
-        tu_list_in_progress(&ctx, 174, &b, host);
-        request(&b, &reply, &st, "work request, stale cache");
-        buf_free(&b);
-        stale_statements = st.statements;
+        stale_statements = work_request(auth, host, 2, &reply, "work request, stale cache");
         TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "stale cache: the reply has 2 jobs");
         TAP_EQ_INT(sent_in(host, helped), 4, "stale cache: 2 more from the cursor with "
                                              "unsent jobs");
@@ -153,14 +142,11 @@ int main(void)
         /* the same request with the cache right: one statement fewer */
         cached->has_unsent = 0;
         ctx.apps.cursors_loaded_at = time(NULL);
-        tu_recorded_request(&b, "02-hostid-assigned-work-request.xml", auth, host, 3);
-        tu_list_in_progress(&ctx, 174, &b, host);
-        request(&b, &reply, &st, "work request, cache right");
-        buf_free(&b);
+        right_statements = work_request(auth, host, 3, &reply, "work request, cache right");
         TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "cache right: the reply has 2 jobs");
         TAP_EQ_INT(sent_in(host, helped), 6, "cache right: 2 more from the cursor with "
                                              "unsent jobs");
-        TAP_EQ_INT((long long)st.statements, (long long)stale_statements - 1,
+        TAP_EQ_INT((long long)right_statements, (long long)stale_statements - 1,
                    "cache right: the empty cursor is not asked (one statement fewer)");
     }
 
