@@ -44,10 +44,8 @@ static int auth_row(void *vctx)
         return 0;
     }
     if (x->kind == 2) {              /* a team of the host */
-        if (x->teams && x->teams->n < x->teams->max) {
-            x->teams->rows[x->teams->n] = x->cr;
-            x->teams->rows[x->teams->n++].has_unsent = -1;   /* not read here */
-        }
+        if (x->teams && x->teams->n < x->teams->max)
+            x->teams->rows[x->teams->n++] = x->cr;
         return 0;
     }
     x->accounts++;
@@ -153,6 +151,7 @@ int db_sched_auth(struct db_conn *c, const unsigned char auth_hash[32], int host
     x.nhavs = nhavs;
     x.rep = rep;
     x.teams = teams;
+    x.cr.has_unsent = -1;            /* not read with the teams */
     *nhavs = 0;
     if (rep)
         rep->n = 0;

@@ -354,24 +354,20 @@ static void held_in_batch(const struct held_set *h, int batch_id, int *nums, str
  * since the cache was read, or all of its jobs held by the user) the next
  * one is tried, HELP_MAX_TRIES statements at most.
  */
-#define HELP_MAX_TRIES 2
+#define HELP_MAX_TRIES 2        /* each try skips only the one before it */
 
-/* The neediest cursor of rows[0..n) that may be helped and is not in
- * tried[0..ntried); -1 if none. */
-static int neediest_cursor(const struct db_cursor_row *rows, int n, int own_cursor,
-                           const int *tried, int ntried)
+/* The neediest cursor of rows[0..n) that may be helped, other than
+ * rows[skip] (skip < 0: none skipped); -1 if none. */
+static int neediest_cursor(const struct db_cursor_row *rows, int n, int own_cursor, int skip)
 {
-    int i, k, best = -1;
+    int i, best = -1;
     double best_est = -1;
 
     for (i = 0; i < n; i++) {
         double est;
-        if (rows[i].id == own_cursor || rows[i].first_unfinished_job_num > rows[i].last_job_num ||
+        if (i == skip || rows[i].id == own_cursor ||
+            rows[i].first_unfinished_job_num > rows[i].last_job_num ||
             !(rows[i].remaining_credit > 0) || rows[i].has_unsent == 0)
-            continue;
-        for (k = 0; k < ntried && tried[k] != i; k++)
-            ;
-        if (k < ntried)
             continue;
         est = est_time_left(rows[i].remaining_credit, rows[i].expavg_credit);
         if (best < 0 || est > best_est) {
@@ -386,14 +382,13 @@ static int help_neediest(struct sched_ctx *ctx, struct request_state *rs,
                          const struct db_cursor_row *rows, int n, int own_cursor, int limit,
                          struct db_candidate *out, int *got)
 {
-    int tried[HELP_MAX_TRIES], ntried, best, r = DB_OK;
+    int tries, best = -1, r = DB_OK;
 
     *got = 0;
-    for (ntried = 0; ntried < HELP_MAX_TRIES && *got == 0 && r == DB_OK; ntried++) {
-        best = neediest_cursor(rows, n, own_cursor, tried, ntried);
+    for (tries = 0; tries < HELP_MAX_TRIES && *got == 0 && r == DB_OK; tries++) {
+        best = neediest_cursor(rows, n, own_cursor, best);
         if (best < 0)
             break;
-        tried[ntried] = best;
         log_debug("[host#%d] nothing in [cursor#%d]: helps [cursor#%d]", rs->hostid, own_cursor,
                   rows[best].id);
         r = db_candidates_cursor_top(ctx->db, rows[best].id, rs->user.id, limit, out, got);
