@@ -84,7 +84,8 @@ int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
         "  EXISTS (SELECT 1 FROM batch_host u WHERE u.cursor_id = c.id AND u.userid = ? "
         "          AND u.host_id <> ?), "
         "  IF(bh.cursor_id = c.id, bh.stretch_first, -1), "
-        "  IF(bh.cursor_id = c.id, bh.stretch_last, -1) "
+        "  IF(bh.cursor_id = c.id, bh.stretch_last, -1), "
+        "  EXISTS (SELECT 1 FROM result u WHERE u.unsent_cursor = c.id) "
         "FROM batch b JOIN locality_cursor c ON c.batch_id = b.id "
         "LEFT JOIN batch_job bj ON bj.batch_id = c.batch_id "
         "  AND bj.job_num = c.first_unfinished_job_num "
@@ -95,7 +96,7 @@ int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                                DBV_INT(batch_id) };
     char what[80];
     snprintf(what, sizeof what, "read the cursors of [batch#%d] for [host#%d]", batch_id, hostid);
-    return cursor_query(c, SLOT_LOC_CURSORS, sql, params, 4, 0, row, ctx, what);
+    return cursor_query(c, SLOT_LOC_CURSORS, sql, params, 4, 1, row, ctx, what);
 }
 
 int db_locality_all_cursors(struct db_conn *c,

@@ -47,13 +47,14 @@ struct db_cursor_row {
     int user_in_team;              /* another host of the user is in the team */
     int my_stretch_first;          /* the host's stretch; -1: none */
     int my_stretch_last;
-    int has_unsent;                /* it has an unsent result: 1, 0; -1 not read (only
-                                    * db_locality_all_cursors reads it) */
+    int has_unsent;                /* it has an unsent result: 1, 0; -1 not read (the
+                                    * host's teams are read without it) */
 };
 
 /* The cursors of batch_id (if it is an active locality batch), in
- * first-job order, as this host sees them (mine, user_in_team): one
- * statement.  Read fresh before joining or moving a team. */
+ * first-job order, as this host sees them (mine, user_in_team), with
+ * has_unsent: one statement.  Read fresh before joining or moving a
+ * team. */
 int db_locality_cursors(struct db_conn *c, int batch_id, int hostid, int userid,
                         int (*row)(void *ctx, const struct db_cursor_row *r), void *ctx);
 

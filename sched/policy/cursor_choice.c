@@ -57,9 +57,11 @@ static int choose_join(const struct cc_cursor *cs, int n, double rate, int exclu
 
 /* The cursor a member would move to: the greatest est_time_left among the
  * unfinished cursors other than its own that have room (or, with
- * ignore_size, all of them); -1 if none. */
+ * ignore_size, all of them), and that may have unsent work (or, with
+ * any_work, whatever their work); -1 if none. */
 static int choose_target(const struct cc_cursor *cs, int n, const struct cc_host *h,
-                         const struct cc_params *p, int ignore_size, int *viol, double *est_out)
+                         const struct cc_params *p, int ignore_size, int any_work, int *viol,
+                         double *est_out)
 {
     int i, d = -1, dv = 0;
     double est_d = -1;
@@ -67,7 +69,7 @@ static int choose_target(const struct cc_cursor *cs, int n, const struct cc_host
     for (i = 0; i < n; i++) {
         int v;
         double est;
-        if (i == h->current || finished(&cs[i]))
+        if (i == h->current || finished(&cs[i]) || (cs[i].nothing_unsent && !any_work))
             continue;
         v = cc_violations(&cs[i], h->rate, p);
         if ((v & CC_VIOL_SIZE) && !ignore_size)
@@ -112,13 +114,17 @@ void cursor_choose(const struct cc_cursor *cs, int n, const struct cc_host *h,
     out->action = CC_STAY;
     out->cursor = h->current;
 
-    /* D: the cursor with the greatest est_time_left that has room; among
-     * equals, the one that gives up fewer rules.  A host whose cursor is
-     * finished must go somewhere: if every other team is full, it joins
-     * the one that needs it most anyway. */
-    d = choose_target(cs, n, h, p, 0, &dv, &est_d);
+    /* D: the cursor with the greatest est_time_left that has room and
+     * work to send; among equals, the one that gives up fewer rules.  A
+     * host whose cursor is finished must go somewhere: if every other
+     * team is full, it joins the one that needs it most anyway, and if
+     * none has unsent work, the one that needs it most of all.  A
+     * starved host goes to a full team too, but only for work. */
+    d = choose_target(cs, n, h, p, 0, 0, &dv, &est_d);
+    if (d < 0 && (cur_done || h->starved))
+        d = choose_target(cs, n, h, p, 1, 0, &dv, &est_d);
     if (d < 0 && cur_done)
-        d = choose_target(cs, n, h, p, 1, &dv, &est_d);
+        d = choose_target(cs, n, h, p, 1, 1, &dv, &est_d);
     if (d < 0) {
         if (cur_done) {
             out->action = CC_NONE;
@@ -126,7 +132,7 @@ void cursor_choose(const struct cc_cursor *cs, int n, const struct cc_host *h,
         }
         return;
     }
-    if (!cur_done) {
+    if (!cur_done && !h->starved) {
         if (h->now - h->assign_time < p->move_min_interval)
             return;
         est_c = est_time_left(cur->remaining_credit, cur->expavg_credit);

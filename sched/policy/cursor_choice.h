@@ -7,7 +7,12 @@
  * est_time_left, when est(C) < move_ratio * est(D), the move does not
  * make C the slower of the two, and it has stayed move_min_interval
  * seconds (a finished cursor is left at once, for the neediest team,
- * full or not).
+ * full or not).  A cursor known to have nothing unsent is no target: a
+ * host gains no work by moving there.  A host that found nothing to do
+ * in its own cursor (starved: its work there is in other members'
+ * queues, as at a batch's end) moves at once, like a host whose cursor
+ * is finished, but only to a cursor with unsent work; if none has any,
+ * it stays.
  *
  * Team rules, in the order they are given up when no cursor obeys all:
  *   size   at most team_size_max members              (kept longest)
@@ -27,6 +32,7 @@ struct cc_cursor {
     double max_host_credit;      /* the fastest member's rate */
     int nhosts;
     int user_in_team;            /* another host of this user is a member */
+    int nothing_unsent;          /* known to have no unsent result (0: it may) */
 };
 
 struct cc_params {
@@ -36,13 +42,15 @@ struct cc_params {
 };
 
 /* The host: which cursor it is in (index, -1: none), its credit rate now,
- * the rate it added to its cursor, and when it joined. */
+ * the rate it added to its cursor, when it joined, and whether its
+ * cursor had nothing for it in this request. */
 struct cc_host {
     int current;
     double rate;
     double rate_counted;
     long long assign_time;
     long long now;
+    int starved;
 };
 
 enum cc_action {

@@ -189,7 +189,8 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
 
 /*
  * Decide the host's team among the n cursors of one batch and fill lc,
- * and team with the chosen cursor (with the host's stretch in it).
+ * and team with the chosen cursor (with the host's stretch in it);
+ * starved: its own cursor had nothing for it in this request.
  * A join or a move writes, with the host's first stretch; with
  * TEAM_READ_ONLY it writes nothing and sets *needs_fresh instead (the
  * caller reads the cursors fresh and calls again), so that only fresh
@@ -200,9 +201,9 @@ static double request_host_rate(const struct sched_ctx *ctx, const struct reques
  * losses) it writes whatever the team's state.
  */
 static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
-                       const struct db_cursor_row *rows, int n, struct loc_choice *lc,
-                       struct loc_team *team, int limit, enum team_write may_write,
-                       int *needs_fresh)
+                       const struct db_cursor_row *rows, int n, int starved,
+                       struct loc_choice *lc, struct loc_team *team, int limit,
+                       enum team_write may_write, int *needs_fresh)
 {
     struct cc_cursor cs[256];
     struct cc_host h;
@@ -226,6 +227,7 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
         cs[i].max_host_credit = rows[i].max_host_credit;
         cs[i].nhosts = rows[i].nhosts;
         cs[i].user_in_team = rows[i].user_in_team;
+        cs[i].nothing_unsent = rows[i].has_unsent == 0;
         if (rows[i].mine) {
             h.current = i;
             h.rate_counted = rows[i].my_credit_rate;
@@ -234,6 +236,7 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
     }
     h.rate = request_host_rate(ctx, rs);
     h.now = rs->now;
+    h.starved = starved;
     p.team_size_max = ctx->cfg.team_size_max;
     p.move_ratio = ctx->cfg.move_ratio;
     p.move_min_interval = ctx->cfg.move_min_interval;
@@ -299,6 +302,69 @@ static int choose_team(struct sched_ctx *ctx, struct request_state *rs,
                      to->batch_id, ch.violations ? " (team rules relaxed)" : "");
     }
     return DB_OK;
+}
+
+/*
+ * Decide the host's team in one batch: first on the cached rows, which
+ * write nothing; a join or a move is then decided again on fresh rows,
+ * and written if they still hold (up to JOIN_ATTEMPTS times), else
+ * written whatever the team's state.
+ */
+static int decide_team(struct sched_ctx *ctx, struct request_state *rs,
+                       const struct db_cursor_row *rows, int n, int starved,
+                       struct loc_choice *lc, struct loc_team *team, int limit)
+{
+    int k, needs_fresh = 0, r;
+
+    r = choose_team(ctx, rs, rows, n, starved, lc, team, limit, TEAM_READ_ONLY, &needs_fresh);
+    for (k = 1; r == DB_OK && needs_fresh && k <= JOIN_ATTEMPTS + 1; k++) {
+        struct cursor_list fresh = { 0 };
+        needs_fresh = 0;
+        r = db_locality_cursors(ctx->db, lc->batch_id, rs->hostid, rs->user.id, add_cursor,
+                                &fresh);
+        if (r == DB_OK && fresh.n > 0)
+            r = choose_team(ctx, rs, fresh.rows, fresh.n, starved, lc, team, limit,
+                            k <= JOIN_ATTEMPTS ? TEAM_IF_UNCHANGED : TEAM_WHATEVER,
+                            &needs_fresh);
+        free(fresh.rows);
+    }
+    return r;
+}
+
+/*
+ * A member whose own cursor had nothing for it (its stretch, its files'
+ * jobs, a new stretch and the front all empty: the cursor's work is in
+ * its members' queues, as at a batch's end) moves to the cursor that
+ * needs help most among those with unsent work, and takes a stretch
+ * there (open work or a take-over), in this request.  Its later
+ * requests go on in that stretch: a helper that took a few jobs from
+ * the helped cursor's end at each request brought their files to a new
+ * host each time (doc/emulator.md, "A starved host moves").  *got: the
+ * candidates found; lc and team are the new cursor's when the host
+ * moved, unchanged otherwise.
+ */
+static int move_when_starved(struct sched_ctx *ctx, struct request_state *rs,
+                             const struct db_cursor_row *rows, int n, struct loc_choice *lc,
+                             struct loc_team *team, const struct loc_held *held, int limit,
+                             struct db_candidate *out, int *got)
+{
+    struct loc_choice was = *lc;
+    struct loc_team was_team = *team;
+    int r;
+
+    *got = 0;
+    r = decide_team(ctx, rs, rows, n, 1, lc, team, limit);
+    if (r != DB_OK || lc->action != CC_MOVE || lc->cursor_id <= 0) {
+        *lc = was;
+        *team = was_team;
+        return r;
+    }
+    /* a stretch decided in the cursor it left is void: the host update
+     * writes the stretch into the host's row of the batch, now the new
+     * cursor's */
+    if (rs->stretch.batch_id == lc->batch_id)
+        memset(&rs->stretch, 0, sizeof rs->stretch);
+    return locality_stretch_candidates(ctx, rs, team, held, limit, out, got);
 }
 
 /* ---- the source ---- */
@@ -430,7 +496,7 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
             r = db_locality_my_cursors(ctx->db, rs->hostid, add_cursor, &cl);
         }
         for (i = 0; r == DB_OK && i < ac->ncursors;) {
-            int j = i, k, m, needs_fresh = 0;
+            int j = i, k, m;
             struct loc_choice *lc;
             struct loc_team team;
             struct db_cursor_row *rows = NULL;
@@ -458,24 +524,16 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                     for (m = 0; m < cl.n; m++)
                         if (cl.rows[m].id == rows[k].id)
                             rows[k] = cl.rows[m];
-                r = choose_team(ctx, rs, rows, j - i, lc, &team, limit - *n, TEAM_READ_ONLY,
-                                &needs_fresh);
-                for (k = 1; r == DB_OK && needs_fresh && k <= JOIN_ATTEMPTS + 1; k++) {
-                    struct cursor_list fresh = { 0 };
-                    needs_fresh = 0;
-                    r = db_locality_cursors(ctx->db, lc->batch_id, rs->hostid, rs->user.id,
-                                            add_cursor, &fresh);
-                    if (r == DB_OK && fresh.n > 0)
-                        r = choose_team(ctx, rs, fresh.rows, fresh.n, lc, &team, limit - *n,
-                                        k <= JOIN_ATTEMPTS ? TEAM_IF_UNCHANGED : TEAM_WHATEVER,
-                                        &needs_fresh);
-                    free(fresh.rows);
-                }
+                r = decide_team(ctx, rs, rows, j - i, 0, lc, &team, limit - *n);
             }
             if (r == DB_OK && lc->cursor_id > 0 && *n < limit) {
                 struct loc_held hb;
                 held_in_batch(&held, lc->batch_id, held_nums, &hb);
                 r = locality_stretch_candidates(ctx, rs, &team, &hb, limit - *n, out + *n, &k);
+                if (r == DB_OK && k == 0 && rows && lc->action == CC_STAY &&
+                    ctx->cfg.locality_positions)
+                    r = move_when_starved(ctx, rs, rows, j - i, lc, &team, &hb, limit - *n,
+                                          out + *n, &k);
                 if (r == DB_OK && k == 0 && rows)
                     r = help_neediest(ctx, rs, rows, j - i, lc->cursor_id, limit - *n,
                                       out + *n, &k);

@@ -1,13 +1,17 @@
 /*
  * test_help_cursor.c - "no empty reply while work exists" on the real
  * database (doc/locality.md, step 4 of the scheduler): a host whose own
- * cursor has nothing left for it helps another cursor of the batch, and
- * when the neediest cursor (greatest est_time_left) has nothing unsent,
- * because all of its work sits in its members' queues, the host gets the
- * unsent jobs of the next one instead of "no work".  Both ways of finding
- * that out are checked: a cursor cache read before the neediest cursor ran
- * dry (its jobs are asked for, none come, the next cursor is tried), and
- * a fresh one that knows it has nothing unsent.
+ * cursor has nothing left for it gets the work of another cursor of the
+ * batch, and when the neediest cursor (greatest est_time_left) has
+ * nothing unsent, because all of its work sits in its members' queues,
+ * the host gets the unsent jobs of the next one instead of "no work".
+ *
+ * Without positions the host helps and stays in its team.  Both ways of
+ * finding out that the neediest cursor has nothing are checked: a cursor
+ * cache read before it ran dry (its jobs are asked for, none come, the
+ * next cursor is tried), and a fresh one that knows it has nothing
+ * unsent.  With positions the host moves to the cursor with unsent work
+ * and takes a stretch there, which its next request goes on with.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,16 @@ static long long sent_in(int host, int cursor)
                                  "server_state = 4 AND cursor_id = ?", host, cursor);
 }
 
+/* Jobs of cursor sent to the host that lie in its stretch. */
+static long long in_stretch(int host, int cursor)
+{
+    return tu_scalar2(&ctx, 175, "SELECT COUNT(*) FROM result r JOIN batch_host s ON "
+                                 "s.host_id = r.hostid AND s.batch_id = r.batch WHERE "
+                                 "r.hostid = ? AND r.cursor_id = ? AND r.server_state = 4 AND "
+                                 "r.job_num BETWEEN s.stretch_first AND s.stretch_last",
+                      host, cursor);
+}
+
 int main(void)
 {
     char name[64], auth[65], other_auth[65];
@@ -61,7 +75,7 @@ int main(void)
     ctx.cfg.max_jobs_per_reply = 2;
     ctx.cfg.tail_budget = 0;          /* no backups: only unsent jobs can go */
     ctx.cfg.finish_line_slack = 0;    /* no finish line */
-    ctx.cfg.locality_positions = 1;
+    ctx.cfg.locality_positions = 0;   /* help first; the move at the end */
     tu_app(&ctx, NULL);
     user = tu_user(&ctx, "help", auth);
     other_user = tu_user(&ctx, "help-other", other_auth);
@@ -149,6 +163,24 @@ int main(void)
         TAP_EQ_INT((long long)right_statements, (long long)stale_statements - 1,
                    "cache right: the empty cursor is not asked (one statement fewer)");
     }
+
+    /* with positions, the starved host moves to the cursor with unsent
+     * work instead, and its jobs there are a stretch of its own */
+    ctx.cfg.locality_positions = 1;
+    ctx.apps.cursors_loaded_at = 0;
+    work_request(auth, host, 4, &reply, "work request, positions");
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "positions: the reply has 2 jobs");
+    TAP_EQ_INT(sent_in(host, helped), 8, "positions: 2 more from the cursor with unsent jobs");
+    TAP_EQ_INT(tu_scalar2(&ctx, 173, "SELECT COUNT(*) FROM batch_host WHERE host_id = ? "
+                                     "AND cursor_id = ?", host, helped),
+               1, "positions: the host moved to the cursor with unsent jobs");
+    TAP_EQ_INT(in_stretch(host, helped), 2, "positions: both jobs are in the host's stretch");
+    TAP_EQ_INT(tu_scalar(&ctx, 172, "SELECT COUNT(*) FROM result WHERE cursor_id = ? "
+                                    "AND server_state = 2", helped),
+               2, "positions: two jobs left unsent there");
+    work_request(auth, host, 5, &reply, "work request, positions, next");
+    TAP_EQ_INT(tu_count(reply.p, "<result>"), 2, "next request: the last 2 jobs");
+    TAP_EQ_INT(in_stretch(host, helped), 4, "next request: the host's stretch goes on");
 
     buf_free(&reply);
     tu_retire_batches_from(&ctx, batch);

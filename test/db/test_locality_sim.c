@@ -450,6 +450,8 @@ static int rpc(struct sim_host *h, int locality, int force)
 struct cursor_snap {
     int id, first, last, fu, nhosts;
     double remaining, expavg;
+    int unsent;          /* unsent results */
+    int unsent_mine;     /* unsent results the requesting host's user may take */
 };
 
 static struct cursor_snap snaps[64];
@@ -466,18 +468,23 @@ static int copy_row(void *x)
     return 0;
 }
 
-static void read_cursors(int batch)
+/* The batch's cursors, with what the host of user userid may take in each. */
+static void read_cursors(int batch, int userid)
 {
-    struct db_val p[] = { DBV_INT(batch) };
+    struct db_val p[] = { DBV_INT(userid), DBV_INT(batch) };
     struct db_val cols[] = { DBV_INT(row_buf.id), DBV_INT(row_buf.first), DBV_INT(row_buf.last),
                              DBV_INT(row_buf.fu), DBV_INT(row_buf.nhosts),
-                             DBV_DBL(row_buf.remaining), DBV_DBL(row_buf.expavg) };
+                             DBV_DBL(row_buf.remaining), DBV_DBL(row_buf.expavg),
+                             DBV_INT(row_buf.unsent), DBV_INT(row_buf.unsent_mine) };
     nsnaps = 0;
     if (db_query(ctx.db, 150,
-                 "SELECT id, first_job_num, last_job_num, first_unfinished_job_num, nhosts, "
-                 "remaining_credit, expavg_credit FROM locality_cursor WHERE batch_id = ? "
-                 "ORDER BY first_job_num",
-                 p, 1, cols, 7, copy_row, NULL, NULL, "read cursors") != DB_OK)
+                 "SELECT c.id, c.first_job_num, c.last_job_num, c.first_unfinished_job_num, "
+                 "c.nhosts, c.remaining_credit, c.expavg_credit, COUNT(r.id), "
+                 "COUNT(r.id) - COUNT(DISTINCT IF(EXISTS (SELECT 1 FROM result o WHERE "
+                 "o.workunitid = r.workunitid AND o.userid = ?), r.id, NULL)) "
+                 "FROM locality_cursor c LEFT JOIN result r ON r.unsent_cursor = c.id "
+                 "WHERE c.batch_id = ? GROUP BY c.id ORDER BY c.first_job_num",
+                 p, 2, cols, 9, copy_row, NULL, NULL, "read cursors") != DB_OK)
         die("read cursors", db_error(ctx.db));
     db_commit(ctx.db);
 }
@@ -503,10 +510,12 @@ static int host_cursor(int hostid, int batch)
     return v < 0 ? 0 : (int)v;
 }
 
-static int moves, moves_finished, moves_ratio, bad_moves;
+static int moves, moves_finished, moves_ratio, moves_starved, bad_moves;
 
 /* A host changed cursor from c to d during a request: was it allowed by
- * the cursors as they stood before it? */
+ * the cursors as they stood before it?  A host may leave a finished
+ * cursor, or one that had nothing it could take for a cursor with
+ * unsent work (starved), or move by the 0.5 rule. */
 static void check_move(int from, int to)
 {
     const struct cursor_snap *c = snap_of(from), *d = snap_of(to);
@@ -520,12 +529,20 @@ static void check_move(int from, int to)
         moves_finished++;
         return;
     }
+    if (c->unsent_mine == 0 && d->unsent > 0) {
+        moves_starved++;
+        return;
+    }
     est_c = est_time_left(c->remaining, c->expavg);
     est_d = est_time_left(d->remaining, d->expavg);
-    if (est_c < 0.5 * est_d)
+    if (est_c < 0.5 * est_d) {
         moves_ratio++;
-    else
+    } else {
         bad_moves++;
+        printf("# a move from [cursor#%d] (%d unsent, %d for the host, est %.2f) to "
+               "[cursor#%d] (%d unsent, est %.2f) by no rule\n", c->id, c->unsent,
+               c->unsent_mine, est_c, d->id, d->unsent, est_d);
+    }
 }
 
 struct team_row {
@@ -551,12 +568,14 @@ static int joined_this_round(int cursor)
     return 0;
 }
 
-/* Is there an unfinished cursor with room, other than this one? */
+/* Is there an unfinished cursor with room and unsent work, other than
+ * this one? */
 static int room_elsewhere(int cursor)
 {
     int i;
     for (i = 0; i < nsnaps; i++)
-        if (snaps[i].id != cursor && snaps[i].fu <= snaps[i].last && snaps[i].nhosts < TEAM_MAX)
+        if (snaps[i].id != cursor && snaps[i].fu <= snaps[i].last && snaps[i].nhosts < TEAM_MAX &&
+            snaps[i].unsent > 0)
             return 1;
     return 0;
 }
@@ -567,7 +586,8 @@ static int team_check_row(void *x)
     (void)x;
     team_checks++;
     /* a team grows past the limit only when the other teams are full or
-     * done (the hosts of a finished cursor must go somewhere) */
+     * have nothing to send (the hosts of a finished cursor must go
+     * somewhere, and a starved host goes where the work is) */
     if (trow.n > TEAM_MAX && room_elsewhere(trow.cursor))
         team_viol_size++;
     if (trow.users < possible_users && joined_this_round(trow.cursor)) {
@@ -656,7 +676,7 @@ static void work_batch(const char *name, int locality, struct outcome *o)
             struct sim_host *h = &hosts[order[i]];
             int before = 0, after;
             if (locality) {
-                read_cursors(batch);
+                read_cursors(batch, userids[h->user]);
                 before = host_cursor(h->hostid, batch);
             }
             /* the probe: from round 10, host 0 lists the last file it got
@@ -676,7 +696,7 @@ static void work_batch(const char *name, int locality, struct outcome *o)
             }
         }
         if (locality) {
-            read_cursors(batch);
+            read_cursors(batch, 0);
             check_teams(batch);
             if (getenv("SIM_VERBOSE"))
                 for (i = 0; i < nsnaps; i++)
@@ -772,15 +792,16 @@ int main(void)
     snprintf(name, sizeof name, "locsim%ld", (long)time(NULL) % 100000000);
     work_batch(name, 1, &loc);
     TAP_CHECK(moves > 0, "hosts moved between cursors (%d moves)", moves);
-    TAP_EQ_INT(bad_moves, 0, "every move left a finished cursor or followed the 0.5 rule "
-               "(%d finished, %d by the rule)", moves_finished, moves_ratio);
+    TAP_EQ_INT(bad_moves, 0, "every move left a finished cursor, or one with nothing for the "
+               "host, or followed the 0.5 rule (%d finished, %d starved, %d by the rule)",
+               moves_finished, moves_starved, moves_ratio);
     TAP_CHECK(team_checks > 0, "teams were checked (%d)", team_checks);
     TAP_EQ_INT(team_viol_size, 0, "no team over %d hosts while another has room", TEAM_MAX);
     TAP_EQ_INT(team_viol_user, 0, "teams that hosts joined have as many distinct users as "
                "they can");
-    printf("# moves: %d (%d from finished cursors, %d by the 0.5 rule); team checks %d: "
-           "speed rule relaxed in %d\n", moves, moves_finished, moves_ratio, team_checks,
-           team_viol_speed);
+    printf("# moves: %d (%d from finished cursors, %d starved, %d by the 0.5 rule); team "
+           "checks %d: speed rule relaxed in %d\n", moves, moves_finished, moves_starved,
+           moves_ratio, team_checks, team_viol_speed);
 
     printf("# statements per locality request: %.2f on average, %lu at most, with jobs sent "
            "(%lu requests); %.2f / %lu without (%lu)\n",
