@@ -231,6 +231,53 @@ static void test_choice_moves(void)
     TAP_EQ_INT(ch.action, CC_STAY, "no move into a team that has the user");
 }
 
+/* A cursor with nothing unsent is no target; a starved host moves at once
+ * to the neediest cursor that has unsent work, or stays. */
+static void test_choice_starved(void)
+{
+    struct cc_params p = params();
+    struct cc_cursor cs[3];
+    struct cc_host h;
+    struct cc_choice ch;
+
+    /* C est 1, D est 3 with nothing unsent, E est 2.5 */
+    cs[0] = cur(100, 100, 4, 0);
+    cs[1] = cur(300, 100, 4, 0);
+    cs[1].nothing_unsent = 1;
+    cs[2] = cur(250, 100, 4, 0);
+    h = member(0, 25, 0);
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_MOVE, "the 0.5 rule moves the host");
+    TAP_EQ_INT(ch.cursor, 2, "to the neediest cursor with unsent work, not D");
+
+    /* starved: at once, whatever the interval and the 0.5 rule */
+    cs[2] = cur(150, 100, 4, 0);   /* est 1.5: not twice C's */
+    h = member(0, 25, h.now - 10);
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_STAY, "not starved: stays");
+    h.starved = 1;
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_MOVE, "starved: moves at once");
+    TAP_EQ_INT(ch.cursor, 2, "to the cursor with unsent work");
+
+    cs[2] = cur(150, 100, 10, 1);  /* full, and has the user */
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_MOVE, "starved: moves to a full team with work");
+    TAP_EQ_INT(ch.cursor, 2, "the only one with unsent work");
+
+    cs[2].nothing_unsent = 1;
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_STAY, "starved, no cursor with unsent work: stays");
+    TAP_EQ_INT(ch.cursor, 0, "in its own");
+
+    /* a finished cursor is still left when no cursor has unsent work */
+    cs[0] = cur(0, 100, 4, 0);
+    h.starved = 0;
+    cursor_choose(cs, 3, &h, &p, &ch);
+    TAP_EQ_INT(ch.action, CC_MOVE, "finished, nothing unsent anywhere: moves");
+    TAP_EQ_INT(ch.cursor, 1, "to the neediest");
+}
+
 /* ---- sticky preference ---- */
 
 struct fake_files {
@@ -342,6 +389,7 @@ int main(void)
     test_credit();
     test_choice_new_host();
     test_choice_moves();
+    test_choice_starved();
     test_pick();
     test_plan();
     return tap_done();
