@@ -334,7 +334,9 @@ static int decide_team(struct sched_ctx *ctx, struct request_state *rs,
 /*
  * A member whose own cursor had nothing for it (its stretch, its files'
  * jobs, a new stretch and the front all empty: the cursor's work is in
- * its members' queues, as at a batch's end) moves to the cursor that
+ * its members' queues, as at a batch's end; not when another member was
+ * deciding its stretch at the same time, since the new stretch was not
+ * looked for then) moves to the cursor that
  * needs help most among those with unsent work, and takes a stretch
  * there (open work or a take-over), in this request.  Its later
  * requests go on in that stretch: a helper that took a few jobs from
@@ -530,7 +532,7 @@ static int locality_candidates(struct sched_ctx *ctx, struct request_state *rs, 
                 struct loc_held hb;
                 held_in_batch(&held, lc->batch_id, held_nums, &hb);
                 r = locality_stretch_candidates(ctx, rs, &team, &hb, limit - *n, out + *n, &k);
-                if (r == DB_OK && k == 0 && rows && lc->action == CC_STAY &&
+                if (r == DB_OK && k == 0 && rows && lc->action == CC_STAY && !team.busy &&
                     ctx->cfg.locality_positions)
                     r = move_when_starved(ctx, rs, rows, j - i, lc, &team, &hb, limit - *n,
                                           out + *n, &k);

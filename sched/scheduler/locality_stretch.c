@@ -112,9 +112,11 @@ static int new_stretch(struct sched_ctx *ctx, struct request_state *rs, struct l
     if (r != DB_OK || frontier < 0) {
         /* frontier < 0: another member is deciding; this request takes
          * from the cursor's front and the next one decides */
-        if (r == DB_OK)
+        if (r == DB_OK) {
             log_debug("[host#%d] [cursor#%d] busy: no stretch decision this time", rs->hostid,
                       row->id);
+            team->busy = 1;
+        }
         free(ml.m);
         return r;
     }

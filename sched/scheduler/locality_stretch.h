@@ -17,6 +17,9 @@ struct request_state;
 struct loc_team {
     struct db_cursor_row row;      /* its cursor, with my_stretch_* */
     double rate;                   /* the host's credit rate now */
+    int busy;                      /* set when another member was deciding its
+                                    * stretch: nothing found then does not mean
+                                    * that the cursor has nothing for the host */
 };
 
 /* Files the host holds in one batch (file numbers, ascending). */
