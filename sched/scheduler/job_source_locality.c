@@ -334,16 +334,15 @@ static int decide_team(struct sched_ctx *ctx, struct request_state *rs,
 /*
  * A member whose own cursor had nothing for it (its stretch, its files'
  * jobs, a new stretch and the front all empty: the cursor's work is in
- * its members' queues, as at a batch's end; not when another member was
- * deciding its stretch at the same time, since the new stretch was not
- * looked for then) moves to the cursor that
+ * its members' queues, as at a batch's end) moves to the cursor that
  * needs help most among those with unsent work, and takes a stretch
  * there (open work or a take-over), in this request.  Its later
  * requests go on in that stretch: a helper that took a few jobs from
  * the helped cursor's end at each request brought their files to a new
- * host each time (doc/emulator.md, "A starved host moves").  *got: the
- * candidates found; lc and team are the new cursor's when the host
- * moved, unchanged otherwise.
+ * host each time (doc/emulator.md, "A starved host moves").  Not called
+ * when another member was deciding the stretch (team->busy): no new
+ * stretch was looked for then.  *got: the candidates found; lc and team
+ * are the new cursor's when the host moved, unchanged otherwise.
  */
 static int move_when_starved(struct sched_ctx *ctx, struct request_state *rs,
                              const struct db_cursor_row *rows, int n, struct loc_choice *lc,
